@@ -1,0 +1,44 @@
+#pragma once
+// Strict loading of the user's YAML files (models, clusters) and of cluster options given as flags.
+// Errors: FILE:LINE:COL: error: FIELD: MESSAGE, with "did you mean" for unknown keys and names.
+
+#include <optional>
+#include <string>
+
+#include "costmodel/io/catalog.hpp"
+#include "costmodel/spec/cluster.hpp"
+#include "costmodel/spec/model.hpp"
+
+namespace costmodel {
+
+/// A model file (schema: DESIGN.md §4).
+[[nodiscard]] ModelSpec load_model_file(const std::string& path);
+/// The same from YAML text; `filename` is used in error messages.
+[[nodiscard]] ModelSpec load_model_text(const std::string& yaml, const std::string& filename);
+/// A catalog model name (e.g. "gpt3-175b") or a path to a model file.
+[[nodiscard]] ModelSpec resolve_model(const std::string& name_or_path, const Catalog& catalog);
+
+/// A cluster file (schema: DESIGN.md §4); names resolve against `catalog`.
+[[nodiscard]] ClusterSpec load_cluster_file(const std::string& path, const Catalog& catalog);
+[[nodiscard]] ClusterSpec load_cluster_text(const std::string& yaml, const std::string& filename,
+                                            const Catalog& catalog);
+
+/// Cluster settings given on the command line; what is unset keeps the base cluster's value.
+struct ClusterOptions {
+  std::optional<std::string> gpu;
+  std::optional<int> gpus;
+  std::optional<int> gpus_per_node;
+  std::optional<std::string> link;
+  std::optional<int> nics_per_node;
+  std::optional<std::string> topology;
+  std::optional<std::string> switch_name;
+  std::optional<double> oversubscription;
+};
+
+/// The default cluster: 1,024 A100-80GB, 8 per node, 8 x HDR 200G per node, non-blocking fat-tree.
+[[nodiscard]] ClusterSpec default_cluster(const Catalog& catalog);
+/// `base` with `options` applied (a new link without a new switch picks the link's default switch).
+[[nodiscard]] ClusterSpec apply_cluster_options(ClusterSpec base, const ClusterOptions& options,
+                                                const Catalog& catalog);
+
+}  // namespace costmodel

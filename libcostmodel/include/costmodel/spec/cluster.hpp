@@ -1,0 +1,42 @@
+#pragma once
+// ClusterSpec: GPUs, their scale-up domain and the scale-out fabric; and where each rank lands.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "costmodel/spec/hardware.hpp"
+
+namespace costmodel {
+
+/// The scale-out fabric's shape.
+enum class TopologyKind { kFatTree, kRailOptimized, kRailOnly, kDragonflyPlus, kTorus2D, kTorus3D };
+inline constexpr int kTopologyKindCount = 6;
+/// "fat-tree", "rail-optimized", "rail-only", "dragonfly-plus", "torus-2d", "torus-3d".
+[[nodiscard]] std::string_view to_string(TopologyKind kind);
+[[nodiscard]] std::optional<TopologyKind> parse_topology_kind(std::string_view name);
+
+/// One training cluster: every field SI; catalog entries are copied in, so the spec stands alone.
+struct ClusterSpec {
+  GpuSpec gpu;
+  int gpus = 0;
+  int gpus_per_node = 8;
+  ScaleUpSpec scale_up;  ///< the GPU entry's, unless the cluster file overrides it
+  TopologyKind topology = TopologyKind::kFatTree;
+  LinkSpec link;
+  int nics_per_node = 8;
+  SwitchSpec switch_spec;
+  double oversubscription = 1.0;  ///< downlink : uplink bandwidth at the leaf (1 = non-blocking)
+  std::vector<int> torus_dims;    ///< torus sizes per dimension; empty = chosen from the GPU count
+
+  /// Number of nodes (servers), rounded up.
+  [[nodiscard]] int nodes() const { return (gpus + gpus_per_node - 1) / gpus_per_node; }
+  /// GPUs in one scale-up domain, never more than the cluster.
+  [[nodiscard]] int scale_up_domain() const { return scale_up.domain < gpus ? scale_up.domain : gpus; }
+};
+
+/// Every reason `cluster` is not a usable cluster (empty when it is).
+[[nodiscard]] std::vector<std::string> validate(const ClusterSpec& cluster);
+
+}  // namespace costmodel

@@ -1,0 +1,99 @@
+#pragma once
+// Hardware catalogs' plain data: GPUs, network links and switches (data/gpus.yaml, links.yaml, switches.yaml).
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "costmodel/units.hpp"
+
+namespace costmodel {
+
+/// Numeric formats whose dense tensor-core peak a GPU entry lists.
+enum class Dtype { kFp32, kTf32, kBf16, kFp16, kFp8 };
+inline constexpr int kDtypeCount = 5;
+
+/// "fp32", "tf32", "bf16", "fp16", "fp8".
+[[nodiscard]] std::string_view to_string(Dtype dtype);
+/// The dtype named `name`, or nullopt.
+[[nodiscard]] std::optional<Dtype> parse_dtype(std::string_view name);
+/// Bytes of one element of `dtype` (fp8: 1, bf16/fp16: 2, tf32/fp32: 4).
+[[nodiscard]] double bytes_per_element(Dtype dtype);
+
+/// The NVLink / NVSwitch (or UALink) domain a GPU sits in.
+struct ScaleUpSpec {
+  BytesPerSecond bandwidth;           ///< per GPU, per direction
+  int domain = 8;                     ///< GPUs in one scale-up domain
+  Seconds latency;                    ///< per hop through the scale-up switch
+  bool in_network_reduction = false;  ///< NVLS / NVLink SHARP available
+  double efficiency = 1.0;            ///< achievable fraction of `bandwidth` for large collectives
+};
+
+/// Fitted efficiency parameters of a GPU (data/gpus.yaml `efficiency:`); dimensionless.
+struct GpuEfficiency {
+  double gemm = 0.8;              ///< best fraction of dense peak on large GEMMs
+  double gemm_half_size = 256.0;  ///< GEMM size (elements along the smallest dimension) at which efficiency halves
+  double hbm = 0.85;              ///< achievable fraction of HBM bandwidth for memory-bound kernels
+};
+
+/// One GPU model of the catalog.
+struct GpuSpec {
+  std::string name;
+  std::string vendor;
+  std::array<FlopsPerSecond, kDtypeCount> peak_flops{};  ///< dense peak per Dtype; 0 where unsupported
+  Bytes hbm;                                             ///< HBM capacity
+  BytesPerSecond hbm_bandwidth;
+  ScaleUpSpec scale_up;
+  Watts tdp;
+  Usd price;
+  bool price_estimate = true;
+  UsdPerSecond hourly_price;  ///< cost of one GPU-hour, per second
+  GpuEfficiency efficiency;
+  std::string source;
+
+  /// Dense peak FLOP/s for `dtype`; 0 when the GPU has no tensor-core support for it.
+  [[nodiscard]] FlopsPerSecond peak(Dtype dtype) const { return peak_flops[static_cast<int>(dtype)]; }
+  [[nodiscard]] bool supports(Dtype dtype) const { return peak(dtype).value > 0.0; }
+};
+
+enum class Transport { kRdma, kTcp };
+[[nodiscard]] std::string_view to_string(Transport transport);
+
+/// A scale-out link (NIC + cable/optics) of the catalog.
+struct LinkSpec {
+  std::string name;
+  BytesPerSecond line_rate;  ///< per direction
+  double efficiency = 1.0;   ///< achievable fraction of line rate for large messages (nccl-tests busbw)
+  Seconds latency;           ///< end-to-end per-message latency excluding switch hops
+  Transport transport = Transport::kRdma;
+  std::string media;  ///< optical, copper, optical-cpo, ...
+  Watts transceiver_power;
+  Usd transceiver_price;
+  Watts nic_power;
+  Usd nic_price;
+  bool price_estimate = true;
+  std::string source;
+
+  /// line_rate x efficiency: what a large transfer achieves per direction.
+  [[nodiscard]] BytesPerSecond effective_bandwidth() const { return line_rate * efficiency; }
+};
+
+enum class InNetworkReduction { kNone, kSharp, kNvls };
+[[nodiscard]] std::string_view to_string(InNetworkReduction reduction);
+
+/// A network switch of the catalog.
+struct SwitchSpec {
+  std::string name;
+  std::string vendor;
+  int radix = 0;  ///< ports at port_bandwidth
+  BytesPerSecond port_bandwidth;
+  Seconds latency;  ///< port to port
+  Watts power;
+  Usd price;
+  bool price_estimate = true;
+  InNetworkReduction in_network_reduction = InNetworkReduction::kNone;
+  std::string source;
+};
+
+}  // namespace costmodel

@@ -1,0 +1,105 @@
+#pragma once
+// ModelSpec: a transformer architecture (models/*.yaml), its exact parameter count, FLOPs per token and
+// activation memory per layer.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace costmodel {
+
+/// gelu: any 2-matrix MLP (GELU, ReLU, squared ReLU); swiglu: any gated 3-matrix MLP (SwiGLU, GeGLU).
+enum class FfnKind { kGelu, kSwiglu };
+[[nodiscard]] std::string_view to_string(FfnKind kind);
+
+/// How positions enter the model; only `kLearned` adds parameters (seq_len x hidden).
+enum class PositionEmbedding { kLearned, kRope, kAlibi };
+[[nodiscard]] std::string_view to_string(PositionEmbedding kind);
+
+/// LayerNorm has a scale and a bias (2h parameters); RMSNorm a scale only (h).
+enum class NormKind { kLayerNorm, kRmsNorm };
+[[nodiscard]] std::string_view to_string(NormKind kind);
+
+/// Mixture-of-experts layers: `experts` routed experts of which `top_k` see each token, every `every`-th layer.
+struct MoeSpec {
+  int experts = 0;
+  int top_k = 0;
+  int every = 1;
+  std::int64_t expert_ffn_hidden = 0;
+  int shared_experts = 0;
+};
+
+/// A decoder-only transformer. Defaults follow the architecture family: with `ffn: gelu` a GPT-style model
+/// (biases, LayerNorm, learned positions); with `ffn: swiglu` a Llama-style one (no biases, RMSNorm, RoPE).
+struct ModelSpec {
+  std::string name;
+  std::string source;
+  int layers = 0;
+  std::int64_t hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;               ///< GQA groups; equals heads for multi-head attention
+  std::int64_t head_size = 0;     ///< per-head dimension; 0 means hidden / heads
+  std::int64_t ffn_hidden = 0;    ///< dense MLP width (4*hidden by default)
+  FfnKind ffn = FfnKind::kGelu;
+  std::int64_t vocab = 0;
+  std::int64_t seq_len = 0;
+  bool tied_embeddings = false;
+  bool bias = true;
+  NormKind norm = NormKind::kLayerNorm;
+  PositionEmbedding position = PositionEmbedding::kLearned;
+  std::optional<MoeSpec> moe;
+
+  [[nodiscard]] std::int64_t head_dim() const { return head_size > 0 ? head_size : hidden / heads; }
+  /// Width of the concatenated query heads (= hidden unless head_size says otherwise).
+  [[nodiscard]] std::int64_t q_dim() const { return head_dim() * heads; }
+  [[nodiscard]] std::int64_t kv_dim() const { return head_dim() * kv_heads; }
+  [[nodiscard]] bool is_moe() const { return moe.has_value() && moe->experts > 0; }
+  /// Layers whose MLP is a mixture of experts.
+  [[nodiscard]] int moe_layers() const;
+};
+
+/// Parameter counts (elements, not bytes) of a model, split by where they live.
+struct ParameterCount {
+  double total = 0;       ///< every parameter
+  double active = 0;      ///< used by one token (MoE: top_k routed + shared experts)
+  double embedding = 0;   ///< input embedding + learned positions + untied output layer
+  double attention = 0;   ///< all layers' QKV, projection and their biases
+  double mlp = 0;         ///< dense MLPs, all experts, and routers
+  double norms = 0;       ///< all layer norms including the final one
+  double per_layer_dense = 0;  ///< one dense layer (attention + MLP + norms)
+};
+
+/// Exact parameter count. GPT-3 175B: 174.6B (Narayanan et al. 2021, Table 1 convention).
+[[nodiscard]] ParameterCount count_parameters(const ModelSpec& model);
+
+/// FLOPs for one token (matmul FLOPs, 2 per multiply-add), per pass. Attention scores count the full
+/// s x s matrix (Megatron-LM's convention) unless `causal` halves them (what flash attention executes).
+struct FlopsPerToken {
+  double forward = 0;           ///< whole forward pass, all layers and logits
+  double attention_scores = 0;  ///< the QK^T and score x V part of `forward`
+  double logits = 0;            ///< the output layer part of `forward`
+  double backward = 0;          ///< 2 x forward (Narayanan et al. 2021 §5.1)
+  double recompute_full = 0;    ///< forward again, less the logits layer (not checkpointed in Megatron)
+  double recompute_selective = 0;  ///< the attention core again (Korthikanti et al. 2022 §5)
+};
+[[nodiscard]] FlopsPerToken flops_per_token(const ModelSpec& model, std::int64_t seq_len, bool causal = false);
+
+/// Megatron-LM's FLOPs per iteration for GPT models (Narayanan et al. 2021, eq. 3):
+/// 72·B·s·l·h²·(1 + s/6h + V/(12·l·h)), or 96·... with full recompute.
+[[nodiscard]] double megatron_flops_per_iteration(const ModelSpec& model, std::int64_t global_batch,
+                                                  std::int64_t seq_len, bool full_recompute);
+
+enum class Recompute { kNone, kSelective, kFull };
+[[nodiscard]] std::string_view to_string(Recompute recompute);
+[[nodiscard]] std::optional<Recompute> parse_recompute(std::string_view name);
+
+/// Activation bytes of one transformer layer for one micro-batch (Korthikanti et al. 2022, Table 2):
+/// sbh(34 + 5as/h) unparallelised; with tensor parallelism t, sbh(10 + 24/t + 5as/(ht)); with sequence
+/// parallelism sbh/t(34 + 5as/h); selective recompute drops the 5as/h terms; full recompute keeps the 2sbh
+/// input only (2sbh/t with sequence parallelism). Generalised to GQA, gated MLPs and ffn != 4h by term.
+[[nodiscard]] double activation_bytes_per_layer(const ModelSpec& model, std::int64_t seq_len,
+                                                std::int64_t micro_batch, int tp, bool sequence_parallel,
+                                                Recompute recompute);
+
+}  // namespace costmodel

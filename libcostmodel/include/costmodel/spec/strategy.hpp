@@ -1,0 +1,54 @@
+#pragma once
+// Strategy: one parallel execution of a model on a cluster (Calculon's "execution").
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "costmodel/spec/cluster.hpp"
+#include "costmodel/spec/hardware.hpp"
+#include "costmodel/spec/model.hpp"
+
+namespace costmodel {
+
+/// How the data-parallel gradient exchange is compressed on the wire.
+enum class CompressionKind { kNone, kFp16, kInt8, kTopK };
+
+struct Compression {
+  CompressionKind kind = CompressionKind::kNone;
+  double topk_fraction = 0.0;  ///< for kTopK: fraction of gradient elements sent, in (0, 1]
+};
+/// "none", "fp16", "int8", "topk:0.01".
+[[nodiscard]] std::string to_string(const Compression& compression);
+/// Parses "none|fp16|int8|topk:FRACTION"; throws Error on anything else.
+[[nodiscard]] Compression parse_compression(std::string_view text);
+
+/// One parallel configuration. Rank placement: TP innermost, then CP, EP, DP, PP outermost (EP is carved
+/// out of DP as in Megatron-LM, so tp*pp*dp*cp = GPUs and ep divides dp).
+struct Strategy {
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;
+  int cp = 1;
+  int ep = 1;
+  int vpp = 1;  ///< virtual stages per pipeline rank (interleaved 1F1B when > 1)
+  int micro_batch = 1;
+  int global_batch = 1;  ///< sequences per step
+  Recompute recompute = Recompute::kNone;
+  int zero = 0;  ///< ZeRO stage 0..3 (1 = distributed optimizer)
+  Dtype dtype = Dtype::kBf16;
+  bool overlap = true;            ///< DP communication overlapped with the backward pass
+  bool sequence_parallel = true;  ///< TP as reduce-scatter/all-gather (Korthikanti et al. 2022) vs AllReduce
+  Compression compression;
+
+  /// Micro-batches per pipeline per step: global_batch / (dp * micro_batch).
+  [[nodiscard]] int micro_batches() const { return global_batch / (dp * micro_batch); }
+};
+
+/// Every reason `strategy` cannot run `model` on `cluster` (empty when it can): product of the degrees vs GPUs,
+/// heads divisible by tp, layers by pp*vpp, global batch by dp*micro_batch, ep dividing dp and experts, ...
+[[nodiscard]] std::vector<std::string> validate(const Strategy& strategy, const ModelSpec& model,
+                                                const ClusterSpec& cluster);
+
+}  // namespace costmodel

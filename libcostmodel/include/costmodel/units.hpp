@@ -1,0 +1,89 @@
+#pragma once
+// Strong quantity types stored in SI units, and the parser for unit strings ("400Gbps", "80GiB", "1.5us").
+
+#include <compare>
+#include <string>
+#include <string_view>
+
+namespace costmodel {
+
+/// The physical dimension of a quantity; each has one SI unit inside the code.
+enum class Dimension {
+  kBytes,           ///< B
+  kSeconds,         ///< s
+  kBytesPerSecond,  ///< B/s
+  kFlops,           ///< FLOP (a count of floating-point operations)
+  kFlopsPerSecond,  ///< FLOP/s
+  kWatts,           ///< W
+  kUsd,             ///< US dollars
+  kUsdPerSecond,    ///< US dollars per second (catalogs write USD/h)
+};
+
+/// A value in the SI unit of dimension D. Arithmetic keeps the dimension; the raw number is `value`.
+template <Dimension D>
+struct Quantity {
+  double value = 0.0;
+
+  constexpr Quantity() = default;
+  constexpr explicit Quantity(double si) : value(si) {}
+
+  constexpr Quantity operator+(Quantity o) const { return Quantity(value + o.value); }
+  constexpr Quantity operator-(Quantity o) const { return Quantity(value - o.value); }
+  constexpr Quantity operator*(double k) const { return Quantity(value * k); }
+  constexpr Quantity operator/(double k) const { return Quantity(value / k); }
+  constexpr double operator/(Quantity o) const { return value / o.value; }
+  constexpr Quantity& operator+=(Quantity o) { value += o.value; return *this; }
+  constexpr Quantity& operator-=(Quantity o) { value -= o.value; return *this; }
+  constexpr Quantity& operator*=(double k) { value *= k; return *this; }
+  constexpr auto operator<=>(const Quantity&) const = default;
+};
+
+template <Dimension D>
+constexpr Quantity<D> operator*(double k, Quantity<D> q) { return q * k; }
+
+using Bytes = Quantity<Dimension::kBytes>;
+using Seconds = Quantity<Dimension::kSeconds>;
+using BytesPerSecond = Quantity<Dimension::kBytesPerSecond>;
+using Flops = Quantity<Dimension::kFlops>;
+using FlopsPerSecond = Quantity<Dimension::kFlopsPerSecond>;
+using Watts = Quantity<Dimension::kWatts>;
+using Usd = Quantity<Dimension::kUsd>;
+using UsdPerSecond = Quantity<Dimension::kUsdPerSecond>;
+
+constexpr Seconds operator/(Bytes n, BytesPerSecond bw) { return Seconds(n.value / bw.value); }
+constexpr Bytes operator*(BytesPerSecond bw, Seconds t) { return Bytes(bw.value * t.value); }
+constexpr Seconds operator/(Flops f, FlopsPerSecond rate) { return Seconds(f.value / rate.value); }
+constexpr Flops operator*(FlopsPerSecond rate, Seconds t) { return Flops(rate.value * t.value); }
+constexpr Usd operator*(UsdPerSecond rate, Seconds t) { return Usd(rate.value * t.value); }
+
+inline constexpr double kSecondsPerHour = 3600.0;
+inline constexpr double kSecondsPerDay = 86400.0;
+inline constexpr double kBitsPerByte = 8.0;
+
+/// What a value of this dimension looks like, for error messages: "a size such as 80GiB or 80GB".
+[[nodiscard]] std::string_view dimension_example(Dimension dimension);
+
+/// Parses a number with a unit into the SI value of `dimension`.
+/// Bits (b) and bytes (B), SI (k M G T P E) and binary (Ki Mi Gi Ti Pi) prefixes are distinct:
+/// "400Gbps" = 50e9 B/s, "80GiB" = 80*2^30 B, "1.5us" = 1.5e-6 s, "989TFLOPS" = 989e12 FLOP/s,
+/// "$25000" = "25000USD" = 25000 USD, "2.5USD/h" = 2.5/3600 USD/s.
+/// Throws Error (kind kInput, no location) for a bare number, an unknown unit, a negative, NaN or infinite value.
+[[nodiscard]] double parse_quantity(std::string_view text, Dimension dimension);
+
+[[nodiscard]] Bytes parse_bytes(std::string_view text);
+[[nodiscard]] Seconds parse_seconds(std::string_view text);
+[[nodiscard]] BytesPerSecond parse_bandwidth(std::string_view text);
+[[nodiscard]] Flops parse_flops(std::string_view text);
+[[nodiscard]] FlopsPerSecond parse_flops_rate(std::string_view text);
+[[nodiscard]] Watts parse_watts(std::string_view text);
+[[nodiscard]] Usd parse_usd(std::string_view text);
+[[nodiscard]] UsdPerSecond parse_usd_rate(std::string_view text);
+
+/// Parses a plain finite number (no unit), e.g. "0.94" or "1e9"; throws Error if it is not one.
+[[nodiscard]] double parse_number(std::string_view text);
+
+/// A value in its dimension's display unit with a prefix chosen for readability: "400 Gb/s" is written
+/// as "50 GB/s" (bandwidth is shown in bytes), "80 GiB", "1.5 us", "989 TFLOP/s", "700 W", "$25,000".
+[[nodiscard]] std::string format_quantity(double si_value, Dimension dimension);
+
+}  // namespace costmodel

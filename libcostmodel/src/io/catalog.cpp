@@ -1,0 +1,128 @@
+#include "costmodel/io/catalog.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "entries.hpp"
+#include "yaml_reader.hpp"
+
+namespace costmodel {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Reads the list under `key` of a catalog file, one entry per mapping; names must be unique.
+template <class Spec, class Reader>
+std::vector<Spec> read_list(const std::string& path, const std::string& key, Reader read) {
+  const yaml::Document document = yaml::parse_file(path);
+  yaml::Map top(document.file, document.root, "");
+  const YAML::Node list = top.required(key);
+  top.finish();
+  if (!list.IsSequence()) {
+    throw Error(yaml::location_of(path, list), key, "expected a list of entries, got " + yaml::describe(list));
+  }
+  std::vector<Spec> specs;
+  for (size_t i = 0; i < list.size(); ++i) {
+    yaml::Map entry(path, list[i], key + "[" + std::to_string(i) + "]");
+    Spec spec = read(entry);
+    for (const auto& other : specs) {
+      if (other.name == spec.name) {
+        throw Error(yaml::location_of(path, list[i]), key + "[" + std::to_string(i) + "].name",
+                    "duplicate entry '" + spec.name + "'");
+      }
+    }
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+template <class Spec>
+const Spec& find(const std::vector<Spec>& specs, std::string_view name, const char* what) {
+  for (const auto& s : specs) {
+    if (s.name == name) return s;
+  }
+  std::vector<std::string> names;
+  for (const auto& s : specs) names.push_back(s.name);
+  const std::string suggestion = closest_name(std::string(name), names);
+  std::string known;
+  for (const auto& n : names) known += (known.empty() ? "" : " ") + n;
+  throw Error("unknown " + std::string(what) + " '" + std::string(name) + "'" +
+              (suggestion.empty() ? "; known: " + known : "; did you mean '" + suggestion + "'?"));
+}
+
+bool has_catalogs(const fs::path& root) {
+  std::error_code ec;
+  return fs::is_regular_file(root / "data" / "gpus.yaml", ec);
+}
+
+}  // namespace
+
+const GpuSpec& Catalog::gpu(std::string_view name) const { return find(gpus, name, "GPU"); }
+const LinkSpec& Catalog::link(std::string_view name) const { return find(links, name, "link"); }
+const SwitchSpec& Catalog::switch_spec(std::string_view name) const { return find(switches, name, "switch"); }
+const ModelSpec& Catalog::model(std::string_view name) const { return find(models, name, "model"); }
+
+const SwitchSpec& Catalog::default_switch_for(const LinkSpec& link) const {
+  // The packet switch whose port speed is closest to the link's (ratio in log scale), preferring a switch
+  // of the same family (InfiniBand switches for ib-* links, Ethernet ones otherwise); NVSwitch and
+  // optical circuit switches are never a default scale-out switch.
+  const bool infiniband = link.name.rfind("ib-", 0) == 0;
+  const SwitchSpec* best = nullptr;
+  double best_score = 0.0;
+  for (const auto& s : switches) {
+    if (s.name.rfind("nvswitch", 0) == 0 || s.name.rfind("ocs", 0) == 0) continue;
+    const bool same_family = (s.vendor == "nvidia" && s.in_network_reduction == InNetworkReduction::kSharp) ==
+                             infiniband;
+    const double score = std::fabs(std::log(s.port_bandwidth.value / link.line_rate.value)) +
+                         (same_family ? 0.0 : 1.0);
+    if (best == nullptr || score < best_score) {
+      best = &s;
+      best_score = score;
+    }
+  }
+  if (best == nullptr) throw Error("the switch catalog has no packet switch");
+  return *best;
+}
+
+std::string default_data_root() {
+  if (const char* env = std::getenv("COSTMODEL_DATA_DIR"); env != nullptr && *env != '\0') return env;
+  if (has_catalogs(COSTMODEL_INSTALL_DATA_ROOT)) return COSTMODEL_INSTALL_DATA_ROOT;
+  return COSTMODEL_SOURCE_DATA_ROOT;
+}
+
+Catalog load_catalog(const std::string& root) {
+  const fs::path base(root);
+  if (!has_catalogs(base)) {
+    throw Error(ErrorLocation{(base / "data" / "gpus.yaml").string(), 0, 0}, "",
+                "catalog not found; set COSTMODEL_DATA_DIR to the folder holding data/ and models/");
+  }
+  Catalog catalog;
+  catalog.root = root;
+  catalog.gpus = read_list<GpuSpec>((base / "data" / "gpus.yaml").string(), "gpus",
+                                    [](yaml::Map& m) { return yaml::read_gpu(m, nullptr); });
+  catalog.links = read_list<LinkSpec>((base / "data" / "links.yaml").string(), "links",
+                                      [](yaml::Map& m) { return yaml::read_link(m, nullptr, true); });
+  catalog.switches = read_list<SwitchSpec>((base / "data" / "switches.yaml").string(), "switches",
+                                           [](yaml::Map& m) { return yaml::read_switch(m, nullptr, true); });
+  std::vector<fs::path> model_files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(base / "models", ec)) {
+    if (entry.path().extension() == ".yaml") model_files.push_back(entry.path());
+  }
+  std::sort(model_files.begin(), model_files.end());
+  for (const auto& path : model_files) {
+    const yaml::Document document = yaml::parse_file(path.string());
+    yaml::Map map(document.file, document.root, "");
+    ModelSpec model = yaml::read_model(map, path.stem().string());
+    if (model.name != path.stem().string()) {
+      throw map.error_at("name", "model name '" + model.name + "' differs from its file name '" +
+                                     path.stem().string() + "'");
+    }
+    catalog.models.push_back(std::move(model));
+  }
+  return catalog;
+}
+
+}  // namespace costmodel

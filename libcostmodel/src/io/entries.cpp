@@ -1,0 +1,218 @@
+#include "entries.hpp"
+
+#include <limits>
+
+namespace costmodel::yaml {
+namespace {
+
+constexpr std::int64_t kMaxDimension = 1LL << 24;  // 16.7M: far beyond any model's width, safe in products
+constexpr std::int64_t kMaxLayers = 100000;
+
+// Reads `key` as a quantity: required without a base, else an override of `fallback`.
+template <Dimension D>
+Quantity<D> quantity_or(Map& map, const std::string& key, const Quantity<D>* fallback, bool allow_zero = false) {
+  if (fallback == nullptr) return Quantity<D>(map.quantity(key, D, allow_zero));
+  return Quantity<D>(map.optional_quantity(key, D, allow_zero).value_or(fallback->value));
+}
+
+// Some keys have a second spelling (`bandwidth` for `line_rate`); the first present one is read.
+std::string present_key(Map& map, const std::string& key, const std::string& alias) {
+  return (!map.has(key) && map.has(alias)) ? alias : key;
+}
+
+}  // namespace
+
+ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base) {
+  ScaleUpSpec s = base ? *base : ScaleUpSpec{};
+  s.bandwidth = quantity_or(map, "bandwidth", base ? &base->bandwidth : nullptr);
+  s.latency = quantity_or(map, "latency", base ? &base->latency : nullptr, true);
+  if (base) {
+    s.domain = static_cast<int>(map.optional_integer("domain", 1, 1 << 20).value_or(s.domain));
+    s.in_network_reduction = map.optional_boolean("in_network_reduction").value_or(s.in_network_reduction);
+  } else {
+    s.domain = static_cast<int>(map.integer("domain", 1, 1 << 20));
+    s.in_network_reduction = map.boolean("in_network_reduction");
+  }
+  s.efficiency = map.optional_number("efficiency", 0.01, 1.0).value_or(s.efficiency);
+  map.finish();
+  return s;
+}
+
+GpuSpec read_gpu(Map& map, const GpuSpec* base) {
+  GpuSpec g = base ? *base : GpuSpec{};
+  if (base) {
+    g.name = map.optional_string("name").value_or(g.name);
+    g.vendor = map.optional_string("vendor").value_or(g.vendor);
+    g.source = map.optional_string("source").value_or(g.source);
+    g.price_estimate = map.optional_boolean("price_estimate").value_or(g.price_estimate);
+  } else {
+    g.name = map.string("name");
+    g.vendor = map.string("vendor");
+    g.source = map.string("source");
+    g.price_estimate = map.optional_boolean("price_estimate").value_or(false);
+  }
+  if (!base || map.has("peak_flops")) {
+    Map peak = map.map("peak_flops");
+    bool any = false;
+    for (int i = 0; i < kDtypeCount; ++i) {
+      const auto dtype = static_cast<Dtype>(i);
+      if (auto v = peak.optional_quantity(std::string(to_string(dtype)), Dimension::kFlopsPerSecond)) {
+        g.peak_flops[static_cast<size_t>(i)] = FlopsPerSecond(*v);
+        any = true;
+      }
+    }
+    peak.finish();
+    if (!any) throw map.error_at("peak_flops", "lists no dtype; expected at least one of fp32 tf32 bf16 fp16 fp8");
+  }
+  g.hbm = quantity_or(map, "hbm", base ? &base->hbm : nullptr);
+  g.hbm_bandwidth = quantity_or(map, "hbm_bandwidth", base ? &base->hbm_bandwidth : nullptr);
+  if (!base || map.has("scale_up")) {
+    Map scale_up = map.map("scale_up");
+    g.scale_up = read_scale_up(scale_up, base ? &base->scale_up : nullptr);
+  }
+  g.tdp = quantity_or(map, "tdp", base ? &base->tdp : nullptr);
+  g.price = quantity_or(map, "price", base ? &base->price : nullptr, true);
+  g.hourly_price = quantity_or(map, "hourly_price", base ? &base->hourly_price : nullptr, true);
+  if (!base || map.has("efficiency")) {
+    Map e = map.map("efficiency");
+    if (base) {
+      g.efficiency.gemm = e.optional_number("gemm", 0.01, 1.0).value_or(g.efficiency.gemm);
+      g.efficiency.gemm_half_size = e.optional_number("gemm_half_size", 0.0, 1e6).value_or(g.efficiency.gemm_half_size);
+      g.efficiency.hbm = e.optional_number("hbm", 0.01, 1.0).value_or(g.efficiency.hbm);
+    } else {
+      g.efficiency.gemm = e.number("gemm", 0.01, 1.0);
+      g.efficiency.gemm_half_size = e.number("gemm_half_size", 0.0, 1e6);
+      g.efficiency.hbm = e.number("hbm", 0.01, 1.0);
+    }
+    e.finish();
+  }
+  map.finish();
+  return g;
+}
+
+LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry) {
+  LinkSpec l = base ? *base : LinkSpec{};
+  const bool all_required = catalog_entry && base == nullptr;
+  if (all_required) {
+    l.name = map.string("name");
+    l.source = map.string("source");
+  } else {
+    l.name = map.optional_string("name").value_or(base ? l.name : "custom-link");
+    l.source = map.optional_string("source").value_or(base ? l.source : "user input");
+  }
+  const std::string rate_key = present_key(map, "line_rate", "bandwidth");
+  if (base) {
+    l.line_rate = BytesPerSecond(map.optional_quantity(rate_key, Dimension::kBytesPerSecond).value_or(l.line_rate.value));
+  } else {
+    l.line_rate = BytesPerSecond(map.quantity(rate_key, Dimension::kBytesPerSecond));
+  }
+  const auto optional_or_required_number = [&](const std::string& key, double fallback) {
+    return all_required ? map.number(key, 0.01, 1.0) : map.optional_number(key, 0.01, 1.0).value_or(fallback);
+  };
+  const auto quantity = [&](const std::string& key, Dimension d, double fallback) {
+    return all_required ? map.quantity(key, d, true) : map.optional_quantity(key, d, true).value_or(fallback);
+  };
+  l.efficiency = optional_or_required_number("efficiency", base ? l.efficiency : 1.0);
+  l.latency = Seconds(quantity("latency", Dimension::kSeconds, l.latency.value));
+  const std::string transport =
+      all_required ? map.choice("transport", {"rdma", "tcp"})
+                   : map.optional_choice("transport", {"rdma", "tcp"}).value_or(std::string(to_string(l.transport)));
+  l.transport = transport == "tcp" ? Transport::kTcp : Transport::kRdma;
+  l.media = all_required ? map.string("media") : map.optional_string("media").value_or(l.media);
+  l.transceiver_power = Watts(quantity("transceiver_power", Dimension::kWatts, l.transceiver_power.value));
+  l.transceiver_price = Usd(quantity("transceiver_price", Dimension::kUsd, l.transceiver_price.value));
+  l.nic_power = Watts(quantity("nic_power", Dimension::kWatts, l.nic_power.value));
+  l.nic_price = Usd(quantity("nic_price", Dimension::kUsd, l.nic_price.value));
+  l.price_estimate = map.optional_boolean("price_estimate").value_or(base ? l.price_estimate : false);
+  map.finish();
+  return l;
+}
+
+SwitchSpec read_switch(Map& map, const SwitchSpec* base, bool catalog_entry) {
+  SwitchSpec s = base ? *base : SwitchSpec{};
+  const bool all_required = catalog_entry && base == nullptr;
+  if (all_required) {
+    s.name = map.string("name");
+    s.vendor = map.string("vendor");
+    s.source = map.string("source");
+  } else {
+    s.name = map.optional_string("name").value_or(base ? s.name : "custom-switch");
+    s.vendor = map.optional_string("vendor").value_or(s.vendor);
+    s.source = map.optional_string("source").value_or(base ? s.source : "user input");
+  }
+  if (base) {
+    s.radix = static_cast<int>(map.optional_integer("radix", 2, 1 << 16).value_or(s.radix));
+    s.port_bandwidth = BytesPerSecond(
+        map.optional_quantity("port_bandwidth", Dimension::kBytesPerSecond).value_or(s.port_bandwidth.value));
+  } else {
+    s.radix = static_cast<int>(map.integer("radix", 2, 1 << 16));
+    s.port_bandwidth = BytesPerSecond(map.quantity("port_bandwidth", Dimension::kBytesPerSecond));
+  }
+  const auto quantity = [&](const std::string& key, Dimension d, double fallback) {
+    return all_required ? map.quantity(key, d, true) : map.optional_quantity(key, d, true).value_or(fallback);
+  };
+  s.latency = Seconds(quantity("latency", Dimension::kSeconds, s.latency.value));
+  s.power = Watts(quantity(present_key(map, "power", "power_w"), Dimension::kWatts, s.power.value));
+  s.price = Usd(quantity(present_key(map, "price", "price_usd"), Dimension::kUsd, s.price.value));
+  s.price_estimate = map.optional_boolean("price_estimate").value_or(base ? s.price_estimate : false);
+  const std::vector<std::string> reductions{"none", "sharp", "nvls"};
+  const std::string reduction = all_required ? map.choice("in_network_reduction", reductions)
+                                             : map.optional_choice("in_network_reduction", reductions)
+                                                   .value_or(std::string(to_string(s.in_network_reduction)));
+  s.in_network_reduction = reduction == "sharp"  ? InNetworkReduction::kSharp
+                           : reduction == "nvls" ? InNetworkReduction::kNvls
+                                                 : InNetworkReduction::kNone;
+  map.finish();
+  return s;
+}
+
+ModelSpec read_model(Map& map, const std::string& default_name) {
+  ModelSpec m;
+  m.name = map.optional_string("name").value_or(default_name);
+  m.source = map.optional_string("source").value_or("");
+  m.layers = static_cast<int>(map.integer("layers", 1, kMaxLayers));
+  m.hidden = map.integer("hidden", 1, kMaxDimension);
+  m.heads = static_cast<int>(map.integer("heads", 1, 1 << 16));
+  m.kv_heads = static_cast<int>(map.optional_integer("kv_heads", 1, 1 << 16).value_or(m.heads));
+  m.head_size = map.optional_integer("head_dim", 1, 1 << 16).value_or(0);
+  m.ffn_hidden = map.optional_integer("ffn_hidden", 1, kMaxDimension).value_or(4 * m.hidden);
+  m.ffn = map.choice("ffn", {"gelu", "swiglu"}) == "gelu" ? FfnKind::kGelu : FfnKind::kSwiglu;
+  m.vocab = map.integer("vocab", 1, kMaxDimension);
+  m.seq_len = map.integer("seq_len", 1, kMaxDimension);
+  m.tied_embeddings = map.optional_boolean("tied_embeddings").value_or(false);
+  // Family defaults: GPT-style 2-matrix MLPs have biases, LayerNorm and learned positions; gated MLPs are
+  // Llama-style (no biases, RMSNorm, RoPE). Each can be stated explicitly.
+  const bool gpt_style = m.ffn == FfnKind::kGelu;
+  m.bias = map.optional_boolean("bias").value_or(gpt_style);
+  const auto norm = map.optional_choice("norm", {"layernorm", "rmsnorm"});
+  m.norm = norm ? (*norm == "layernorm" ? NormKind::kLayerNorm : NormKind::kRmsNorm)
+                : (gpt_style ? NormKind::kLayerNorm : NormKind::kRmsNorm);
+  const auto position = map.optional_choice("position", {"learned", "rope", "alibi"});
+  m.position = position ? (*position == "learned" ? PositionEmbedding::kLearned
+                           : *position == "rope"  ? PositionEmbedding::kRope
+                                                  : PositionEmbedding::kAlibi)
+                        : (gpt_style ? PositionEmbedding::kLearned : PositionEmbedding::kRope);
+  if (map.has("moe")) {
+    Map moe = map.map("moe");
+    MoeSpec spec;
+    spec.experts = static_cast<int>(moe.integer("experts", 1, 1 << 16));
+    spec.top_k = static_cast<int>(moe.integer("top_k", 1, spec.experts));
+    spec.every = static_cast<int>(moe.optional_integer("every", 1, m.layers).value_or(1));
+    spec.expert_ffn_hidden = moe.optional_integer("expert_ffn_hidden", 1, kMaxDimension).value_or(m.ffn_hidden);
+    spec.shared_experts = static_cast<int>(moe.optional_integer("shared_experts", 0, 1 << 16).value_or(0));
+    moe.finish();
+    m.moe = spec;
+  }
+  if (m.head_size == 0 && m.hidden % m.heads != 0) {
+    throw map.error_at("heads", "hidden (" + std::to_string(m.hidden) + ") is not divisible by heads (" +
+                                    std::to_string(m.heads) + "); give head_dim explicitly");
+  }
+  if (m.heads % m.kv_heads != 0) {
+    throw map.error_at("kv_heads", "heads (" + std::to_string(m.heads) + ") is not a multiple of kv_heads (" +
+                                       std::to_string(m.kv_heads) + ")");
+  }
+  map.finish();
+  return m;
+}
+
+}  // namespace costmodel::yaml

@@ -1,0 +1,23 @@
+#pragma once
+// Readers of one catalog entry (GPU, link, switch, model) from a YAML mapping (private). The same readers
+// serve the catalogs and the inline entries of cluster files; with a `base`, every field is an override.
+
+#include "costmodel/spec/hardware.hpp"
+#include "costmodel/spec/model.hpp"
+#include "yaml_reader.hpp"
+
+namespace costmodel::yaml {
+
+/// A GPU entry; all fields required unless `base` is given, whose values are the defaults.
+[[nodiscard]] GpuSpec read_gpu(Map& map, const GpuSpec* base);
+/// A link entry; `bandwidth` is accepted for `line_rate`. Without a base only the rate is required.
+[[nodiscard]] LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry);
+/// A switch entry; `price_usd` / `power_w` are accepted for `price` / `power`. Without a base only
+/// radix and port bandwidth are required outside the catalog.
+[[nodiscard]] SwitchSpec read_switch(Map& map, const SwitchSpec* base, bool catalog_entry);
+/// A model (DESIGN.md §4); `default_name` when the mapping has no name.
+[[nodiscard]] ModelSpec read_model(Map& map, const std::string& default_name);
+/// Scale-up overrides onto `base` (bandwidth, latency, domain, efficiency, in_network_reduction).
+[[nodiscard]] ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base);
+
+}  // namespace costmodel::yaml

@@ -1,0 +1,159 @@
+#include "costmodel/io/load.hpp"
+
+#include <filesystem>
+
+#include "entries.hpp"
+#include "yaml_reader.hpp"
+
+namespace costmodel {
+namespace {
+
+ModelSpec model_from(const yaml::Document& document) {
+  yaml::Map map(document.file, document.root, "");
+  return yaml::read_model(map, std::filesystem::path(document.file).stem().string());
+}
+
+// A catalog name, or an inline mapping (starting from the named catalog entry when it has a known `name`).
+template <class Spec, class Find, class Read>
+Spec name_or_inline(yaml::Map& parent, const std::string& key, Find find, Read read) {
+  const YAML::Node node = parent.required(key);
+  if (node.IsScalar()) {
+    const std::string name = yaml::as_string(parent.file(), node, parent.field(key));
+    try {
+      return find(name);
+    } catch (const Error& e) {
+      throw e.at(yaml::location_of(parent.file(), node), parent.field(key));
+    }
+  }
+  yaml::Map inline_map(parent.file(), node, parent.field(key));
+  const Spec* base = nullptr;
+  Spec named;
+  if (inline_map.has("name")) {
+    const YAML::Node name_node = inline_map.optional("name");
+    try {
+      named = find(yaml::as_string(parent.file(), name_node, inline_map.field("name")));
+      base = &named;
+    } catch (const Error&) {
+      // an inline entry with a new name: every field comes from the mapping
+    }
+  }
+  return read(inline_map, base);
+}
+
+ClusterSpec cluster_from(const yaml::Document& document, const Catalog& catalog) {
+  yaml::Map map(document.file, document.root, "");
+  ClusterSpec c;
+  (void)map.optional_string("name");
+  (void)map.optional_string("source");
+  c.gpu = name_or_inline<GpuSpec>(
+      map, "gpu", [&](const std::string& n) { return catalog.gpu(n); },
+      [](yaml::Map& m, const GpuSpec* base) { return yaml::read_gpu(m, base); });
+  c.gpus = static_cast<int>(map.integer("gpus", 1, 1 << 30));
+  c.gpus_per_node = static_cast<int>(map.optional_integer("gpus_per_node", 1, 1 << 16).value_or(8));
+  c.scale_up = c.gpu.scale_up;
+  if (map.has("scale_up")) {
+    yaml::Map scale_up = map.map("scale_up");
+    c.scale_up = yaml::read_scale_up(scale_up, &c.gpu.scale_up);
+  }
+  yaml::Map out = map.map("scale_out");
+  const std::vector<std::string> kinds{"fat-tree", "rail-optimized", "rail-only", "dragonfly-plus", "torus-2d",
+                                       "torus-3d"};
+  c.topology = *parse_topology_kind(out.optional_choice("topology", kinds).value_or("fat-tree"));
+  c.link = name_or_inline<LinkSpec>(
+      out, "link", [&](const std::string& n) { return catalog.link(n); },
+      [](yaml::Map& m, const LinkSpec* base) { return yaml::read_link(m, base, false); });
+  c.nics_per_node = static_cast<int>(out.optional_integer("nics_per_node", 1, 1 << 10).value_or(c.gpus_per_node));
+  if (out.has("switch")) {
+    c.switch_spec = name_or_inline<SwitchSpec>(
+        out, "switch", [&](const std::string& n) { return catalog.switch_spec(n); },
+        [](yaml::Map& m, const SwitchSpec* base) { return yaml::read_switch(m, base, false); });
+  } else {
+    c.switch_spec = catalog.default_switch_for(c.link);
+  }
+  c.oversubscription = out.optional_number("oversubscription", 1.0, 1024.0).value_or(1.0);
+  if (out.has("torus_dims")) {
+    const YAML::Node dims = out.optional("torus_dims");
+    if (!dims.IsSequence() || dims.size() < 2 || dims.size() > 3) {
+      throw Error(yaml::location_of(document.file, dims), out.field("torus_dims"),
+                  "expected a list of 2 or 3 sizes, got " + yaml::describe(dims));
+    }
+    for (size_t i = 0; i < dims.size(); ++i) {
+      c.torus_dims.push_back(static_cast<int>(
+          yaml::as_integer(document.file, dims[i], out.field("torus_dims") + "[" + std::to_string(i) + "]", 1,
+                           1 << 20)));
+    }
+  }
+  out.finish();
+  map.finish();
+  const auto reasons = validate(c);
+  if (!reasons.empty()) throw Error(map.location(), "", reasons.front());
+  return c;
+}
+
+}  // namespace
+
+ModelSpec load_model_file(const std::string& path) { return model_from(yaml::parse_file(path)); }
+
+ModelSpec load_model_text(const std::string& text, const std::string& filename) {
+  return model_from(yaml::parse_text(text, filename));
+}
+
+ModelSpec resolve_model(const std::string& name_or_path, const Catalog& catalog) {
+  std::error_code ec;
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
+                               name_or_path.find(".yaml") != std::string::npos ||
+                               name_or_path.find(".yml") != std::string::npos;
+  if (looks_like_path || std::filesystem::exists(name_or_path, ec)) return load_model_file(name_or_path);
+  return catalog.model(name_or_path);
+}
+
+ClusterSpec load_cluster_file(const std::string& path, const Catalog& catalog) {
+  return cluster_from(yaml::parse_file(path), catalog);
+}
+
+ClusterSpec load_cluster_text(const std::string& text, const std::string& filename, const Catalog& catalog) {
+  return cluster_from(yaml::parse_text(text, filename), catalog);
+}
+
+ClusterSpec default_cluster(const Catalog& catalog) {
+  ClusterSpec c;
+  c.gpu = catalog.gpu("a100-80gb");
+  c.gpus = 1024;
+  c.gpus_per_node = 8;
+  c.scale_up = c.gpu.scale_up;
+  c.topology = TopologyKind::kFatTree;
+  c.link = catalog.link("ib-hdr-200g");
+  c.nics_per_node = 8;
+  c.switch_spec = catalog.default_switch_for(c.link);
+  c.oversubscription = 1.0;
+  return c;
+}
+
+ClusterSpec apply_cluster_options(ClusterSpec c, const ClusterOptions& o, const Catalog& catalog) {
+  if (o.gpu) {
+    c.gpu = catalog.gpu(*o.gpu);
+    c.scale_up = c.gpu.scale_up;
+  }
+  if (o.gpus) c.gpus = *o.gpus;
+  if (o.gpus_per_node) c.gpus_per_node = *o.gpus_per_node;
+  if (o.link) {
+    c.link = catalog.link(*o.link);
+    if (!o.switch_name) c.switch_spec = catalog.default_switch_for(c.link);
+  }
+  if (o.nics_per_node) c.nics_per_node = *o.nics_per_node;
+  if (o.topology) {
+    const auto kind = parse_topology_kind(*o.topology);
+    if (!kind) {
+      throw Error("unknown topology '" + *o.topology +
+                  "'; expected fat-tree, rail-optimized, rail-only, dragonfly-plus, torus-2d or torus-3d");
+    }
+    c.topology = *kind;
+  }
+  if (o.switch_name) c.switch_spec = catalog.switch_spec(*o.switch_name);
+  if (o.oversubscription) c.oversubscription = *o.oversubscription;
+  const auto reasons = validate(c);
+  if (!reasons.empty()) throw Error(reasons.front());
+  return c;
+}
+
+}  // namespace costmodel

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs whichever build dependencies of costmodel are missing (Debian packages only).
+# As root it runs apt-get; otherwise it prints the exact command to run and exits non-zero.
+set -euo pipefail
+
+packages=(cmake g++ make libeigen3-dev libboost-program-options-dev libyaml-cpp-dev doctest-dev libbenchmark-dev)
+if [ "${COSTMODEL_WITH_CLANG:-0}" = 1 ]; then
+  packages+=(clang libclang-rt-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+command="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "costmodel: missing packages: ${missing[*]}" >&2
+  echo "costmodel: run as root:  apt-get update && $command" >&2
+  exit 1
+fi
+echo "costmodel: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+$command >/dev/null
