@@ -55,7 +55,7 @@ std::optional<int> integer_option(const po::variables_map& values, const std::st
                       "'" + *text + "' is too large (at most " +
                           std::to_string(std::numeric_limits<int>::max()) + ")");
   }
-  if (parsed < minimum) throw usage_error(context, "--" + name, "expected " + expected + ", got " + *text);
+  if (parsed < minimum) throw usage_error(context, "--" + name, "expected " + expected + ", got '" + *text + "'");
   return static_cast<int>(parsed);
 }
 
@@ -250,7 +250,7 @@ void emit(const OutputOptions& options, const Context& context, const Json& docu
 
 void add_cluster_options(po::options_description& options) {
   options.add_options()                                                                                //
-      ("cluster", po::value<std::string>()->value_name("FILE.yaml"), "cluster file (DESIGN.md §4)")  //
+      ("cluster", po::value<std::string>()->value_name("FILE.yaml"), "cluster description (YAML)")  //
       ("gpu", po::value<std::string>()->value_name("NAME"), "GPU catalog name, e.g. h100-sxm")       //
       ("gpus", po::value<std::string>()->value_name("N"), "number of GPUs")                          //
       ("gpus-per-node", po::value<std::string>()->value_name("N"), "GPUs per node (server)")        //

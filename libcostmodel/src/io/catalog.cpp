@@ -86,6 +86,18 @@ const SwitchSpec& Catalog::default_switch_for(const LinkSpec& link) const {
   return *best;
 }
 
+std::vector<GpuSpec> load_gpus_file(const std::string& path) {
+  return read_list<GpuSpec>(path, "gpus", [](yaml::Map& m) { return yaml::read_gpu(m, nullptr); });
+}
+
+std::vector<LinkSpec> load_links_file(const std::string& path) {
+  return read_list<LinkSpec>(path, "links", [](yaml::Map& m) { return yaml::read_link(m, nullptr, true); });
+}
+
+std::vector<SwitchSpec> load_switches_file(const std::string& path) {
+  return read_list<SwitchSpec>(path, "switches", [](yaml::Map& m) { return yaml::read_switch(m, nullptr, true); });
+}
+
 std::string default_data_root() {
   if (const char* env = std::getenv("COSTMODEL_DATA_DIR"); env != nullptr && *env != '\0') return env;
   if (has_catalogs(COSTMODEL_INSTALL_DATA_ROOT)) return COSTMODEL_INSTALL_DATA_ROOT;
@@ -100,12 +112,9 @@ Catalog load_catalog(const std::string& root) {
   }
   Catalog catalog;
   catalog.root = root;
-  catalog.gpus = read_list<GpuSpec>((base / "data" / "gpus.yaml").string(), "gpus",
-                                    [](yaml::Map& m) { return yaml::read_gpu(m, nullptr); });
-  catalog.links = read_list<LinkSpec>((base / "data" / "links.yaml").string(), "links",
-                                      [](yaml::Map& m) { return yaml::read_link(m, nullptr, true); });
-  catalog.switches = read_list<SwitchSpec>((base / "data" / "switches.yaml").string(), "switches",
-                                           [](yaml::Map& m) { return yaml::read_switch(m, nullptr, true); });
+  catalog.gpus = load_gpus_file((base / "data" / "gpus.yaml").string());
+  catalog.links = load_links_file((base / "data" / "links.yaml").string());
+  catalog.switches = load_switches_file((base / "data" / "switches.yaml").string());
   std::vector<fs::path> model_files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(base / "models", ec)) {

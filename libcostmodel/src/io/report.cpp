@@ -278,7 +278,10 @@ void write_text_table(std::ostream& out, const Table& table) {
   write_line([&](size_t c) { return std::string(widths[c], '-'); }, [](size_t) { return false; });
   for (size_t r = 0; r < cells.size(); ++r) {
     write_line([&](size_t c) { return cells[r][c]; },
-               [&](size_t c) { return is_number(cell_at(table.rows[r], c)); });
+               [&](size_t c) {
+                 const Json& cell = cell_at(table.rows[r], c);
+                 return is_number(cell) || (cell.is_null() && numeric[c]);
+               });
   }
   if (!table.notes.empty()) {
     out << '\n';

@@ -229,7 +229,17 @@ YAML::Node Map::optional(const std::string& key) {
 }
 
 YAML::Node Map::required(const std::string& key) {
-  if (!has(key)) throw Error(location(), field(key), "missing required key '" + key + "'");
+  if (!has(key)) {
+    // A present key that is a misspelling of the missing one is the real mistake: report it instead.
+    size_t index = 0;
+    for (auto it = node_.begin(); it != node_.end(); ++it, ++index) {
+      if (!used_[index] && !closest_name(keys_[index], {key}).empty()) {
+        throw Error(location_of(file_, it->first), field(keys_[index]), "unknown key '" + keys_[index] + "'",
+                    "did you mean '" + key + "'?");
+      }
+    }
+    throw Error(location(), field(key), "missing required key '" + key + "'");
+  }
   return optional(key);
 }
 

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "costmodel/error.hpp"
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/model.hpp"
 
@@ -29,6 +30,11 @@ struct Catalog {
 /// The folder holding data/ and models/: $COSTMODEL_DATA_DIR, else the installed share/costmodel,
 /// else the source tree this library was built from.
 [[nodiscard]] std::string default_data_root();
+
+/// One catalog file on its own (data/gpus.yaml, data/links.yaml, data/switches.yaml).
+[[nodiscard]] std::vector<GpuSpec> load_gpus_file(const std::string& path);
+[[nodiscard]] std::vector<LinkSpec> load_links_file(const std::string& path);
+[[nodiscard]] std::vector<SwitchSpec> load_switches_file(const std::string& path);
 
 /// Loads every catalog under `root`; throws Error (FILE:LINE:COL) on the first bad entry.
 [[nodiscard]] Catalog load_catalog(const std::string& root = default_data_root());

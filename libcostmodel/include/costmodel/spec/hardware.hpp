@@ -28,6 +28,9 @@ struct ScaleUpSpec {
   Seconds latency;                    ///< per hop through the scale-up switch
   bool in_network_reduction = false;  ///< NVLS / NVLink SHARP available
   double efficiency = 1.0;            ///< achievable fraction of `bandwidth` for large collectives
+  /// NVLS: achievable fraction of `bandwidth` while the switch reduces (AllReduce busbw = 2(p-1)/p x
+  /// bandwidth x in_network_efficiency); unused without in_network_reduction.
+  double in_network_efficiency = 1.0;
 };
 
 /// Fitted efficiency parameters of a GPU (data/gpus.yaml `efficiency:`); dimensionless.

@@ -1,0 +1,162 @@
+#pragma once
+// Fabrics: the scale-up domain (NVLink/NVSwitch) and the scale-out topologies; their sizing (Inventory),
+// diameter and bisection, and the path a communicator of given size and stride sees at each level.
+
+#include <array>
+#include <string_view>
+#include <variant>
+
+#include "costmodel/spec/cluster.hpp"
+#include "costmodel/units.hpp"
+
+namespace costmodel {
+
+inline constexpr int kMaxSwitchTiers = 3;
+inline constexpr int kMaxTorusDims = 3;
+
+/// What it takes to build the scale-out fabric. Scale-up (NVSwitch) hardware is priced with the GPU.
+struct Inventory {
+  std::array<std::string_view, kMaxSwitchTiers> tier_names{};  ///< "leaf", "spine", "core"; "" if unused
+  std::array<int, kMaxSwitchTiers> switches_per_tier{};
+  int tiers = 0;                 ///< switch tiers (0 for a switchless torus)
+  int switches = 0;              ///< total over tiers
+  int host_links = 0;            ///< NIC-to-switch links
+  int switch_links = 0;          ///< switch-to-switch links, including dragonfly+ global links
+  int global_links = 0;          ///< of switch_links: dragonfly+ links between groups
+  int direct_links = 0;          ///< NIC-to-NIC links of a switchless torus
+  int optical_transceivers = 0;  ///< one per end of every optical cable
+  int nics = 0;
+  int cables = 0;
+  int scale_up_domains = 0;  ///< NVLink domains (NVL8 boards, NVL72 racks)
+  Usd capex;                 ///< switches + NICs + transceivers at catalog prices (cables not priced)
+  Watts power;               ///< switches + NICs + transceivers at catalog power
+};
+
+/// The NVLink / NVSwitch (or UALink) domain; multi-node when `gpus` > GPUs per node (GB200 NVL72).
+struct NvSwitchDomain {
+  int gpus = 1;                        ///< GPUs in one domain
+  int nodes = 1;                       ///< nodes one domain spans
+  BytesPerSecond line_rate;            ///< per GPU, per direction
+  BytesPerSecond bandwidth;            ///< line_rate x ScaleUpSpec::efficiency
+  BytesPerSecond reduction_bandwidth;  ///< NVLS: line_rate x in_network_efficiency; 0 without NVLS
+  Seconds latency;                     ///< one step through the NVSwitch
+};
+
+/// Folded Clos with oversubscription at the leaf only; 1, 2 or 3 tiers chosen by size and radix.
+struct FatTree {
+  int tiers = 1;
+  int radix = 0;
+  int leaf_downlinks = 0;  ///< host ports per leaf
+  int leaf_uplinks = 0;
+  double oversubscription = 1.0;
+  int leaves = 0;
+  int pods = 1;            ///< 3 tiers: groups of radix/2 leaves under one set of aggregation switches
+  int nodes_per_leaf = 1;  ///< nodes whose traffic stays inside one leaf (rail-aligned: one scalable unit)
+  int nodes_per_pod = 1;   ///< nodes whose traffic stays below the spine/aggregation tier
+};
+
+/// NIC k of every node on rail leaf k of its scalable unit; one Clos above all rail leaves.
+struct RailOptimized {
+  FatTree tree;
+  int rails = 1;
+  int nodes_per_unit = 1;  ///< scalable unit: nodes sharing one set of rail leaves
+};
+
+/// Wang et al. 2023: one independent Clos per rail, no spine joining rails; cross-rail via NVLink only.
+struct RailOnly {
+  FatTree rail_tree;  ///< one rail's fabric (repeated `rails` times)
+  int rails = 1;
+};
+
+/// Shpiner et al. 2017: groups of leaf/spine bipartite graphs, spines joined by global links.
+struct DragonflyPlus {
+  int radix = 0;
+  int groups = 1;
+  int leaves = 0;
+  int leaves_per_group = 0;
+  int spines_per_group = 0;
+  int leaf_downlinks = 0;
+  int leaf_uplinks = 0;
+  double oversubscription = 1.0;
+  int global_ports_per_group = 0;
+  int nodes_per_leaf = 1;
+  int nodes_per_group = 1;
+};
+
+/// Direct k1 x k2 (x k3) torus with wrap-around; a vertex is a node, its NICs split over 2·D directions.
+struct Torus {
+  std::array<int, kMaxTorusDims> dims{1, 1, 1};
+  int dimensions = 2;
+  double ports_per_direction = 1.0;  ///< NIC ports towards one neighbour (nics_per_node / 2D)
+};
+
+/// One cluster's fabric, sized once; every query afterwards is plain arithmetic.
+struct Topology {
+  TopologyKind kind = TopologyKind::kFatTree;
+  std::variant<FatTree, RailOptimized, RailOnly, DragonflyPlus, Torus> fabric;
+  NvSwitchDomain scale_up;
+  Inventory inventory;
+  int diameter = 0;          ///< switches on the longest minimal NIC-to-NIC path; torus: link hops Σ⌊kᵢ/2⌋
+  BytesPerSecond bisection;  ///< per direction, at line rate
+
+  int gpus = 0;
+  int gpus_per_node = 1;
+  int nodes = 0;
+  int nics_per_node = 1;
+  BytesPerSecond nic_line_rate;  ///< per NIC port: min(link line rate, switch port rate)
+  BytesPerSecond nic_bandwidth;  ///< nic_line_rate x LinkSpec::efficiency
+  Seconds link_latency;
+  Seconds switch_latency;
+  bool sharp = false;  ///< switches reduce in-network (SHARP)
+};
+
+/// Sizes the cluster's scale-up domain and scale-out fabric. Throws Error (kInput) when the cluster
+/// cannot be built: no GPUs, no NICs, a radix below 4, more hosts than three tiers (or a dragonfly+)
+/// of that radix hold, torus dimensions that do not multiply to the node count.
+[[nodiscard]] Topology build_topology(const ClusterSpec& cluster);
+
+/// Where a communicator's ranks sit: rank i is global GPU i·stride (TP innermost: stride 1; a DP group
+/// has stride tp·cp). `concurrent_groups` communicators of the same shape, offset by one GPU each,
+/// run at the same time and share the nodes' NICs (e.g. all tp·cp DP groups all-reduce together).
+struct Communicator {
+  int ranks = 1;
+  int stride = 1;
+  int concurrent_groups = 1;
+};
+
+/// One level of a communicator's path, per rank and per direction.
+struct LevelPath {
+  int ranks = 1;                        ///< scale-up: ranks per domain; scale-out: domains spanned
+  BytesPerSecond bandwidth;             ///< achievable, neighbour traffic (ring, tree, halving-doubling)
+  BytesPerSecond all_to_all_bandwidth;  ///< achievable when every rank sends to every other
+  BytesPerSecond line_rate;             ///< `bandwidth` at line rate, the bound for busbw
+  BytesPerSecond reduction_bandwidth;   ///< in-network reduction (NVLS / SHARP); 0 if unavailable
+  Seconds latency;                      ///< one step to a neighbour: link + switch latency x hops
+  Seconds far_latency;                  ///< one step to the farthest rank
+  int hops = 0;                         ///< switches to a neighbour (torus: links)
+  int far_hops = 0;                     ///< switches to the farthest rank (torus: links)
+};
+
+/// What a communicator sees: plain numbers, no allocation.
+struct LinkPath {
+  TopologyKind kind = TopologyKind::kFatTree;
+  int ranks = 1;
+  int ranks_per_node = 1;
+  int nodes = 1;       ///< nodes holding at least one rank
+  LevelPath scale_up;  ///< used when scale_up.ranks > 1
+  LevelPath scale_out;  ///< used when scale_out.ranks > 1
+  std::array<int, kMaxTorusDims> torus_extent{1, 1, 1};  ///< torus: nodes spanned per dimension
+  int torus_dimensions = 0;                              ///< torus dimensions with extent > 1
+  /// Rail-only: traffic between different rails of different nodes relays through the scale-up domain
+  /// first, which all-to-all pays for (Wang et al. 2023 §4).
+  bool cross_rail_via_scale_up = false;
+};
+
+/// The path `comm` sees on `topology`. Throws Error (kInput) if ranks or stride < 1, or the last rank
+/// lies beyond the cluster.
+[[nodiscard]] LinkPath link_path(const Topology& topology, const Communicator& comm);
+
+/// Convenience: build_topology(cluster) then link_path; no allocation.
+[[nodiscard]] LinkPath link_path(const ClusterSpec& cluster, const Communicator& comm);
+
+}  // namespace costmodel
