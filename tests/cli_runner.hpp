@@ -271,14 +271,30 @@ class JsonParser {
       const char e = peek();
       ++pos_;
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           unsigned code = hex4();
           if (code >= 0xD800 && code <= 0xDBFF) {
@@ -292,7 +308,8 @@ class JsonParser {
           append_utf8(out, code);
           break;
         }
-        default: fail("bad escape");
+        default:
+          fail("bad escape");
       }
     }
   }
@@ -331,6 +348,8 @@ class JsonParser {
   size_t pos_ = 0;
 };
 
-inline Json parse_json(std::string_view text) { return JsonParser(text).parse_document(); }
+inline Json parse_json(std::string_view text) {
+  return JsonParser(text).parse_document();
+}
 
 }  // namespace costmodel::test

@@ -21,10 +21,8 @@ Table small_table() {
   Table table;
   table.title = "GPUs";
   table.columns = {
-      Column{"name", "name", "", 4},
-      Column{"hbm_bandwidth_Bps", "HBM bw", "GB/s", 3},
-      Column{"domain", "domain", "", 4},
-      Column{"fp8", "FP8", "TFLOP/s", 4},
+      Column{"name", "name", "", 4},     Column{"hbm_bandwidth_Bps", "HBM bw", "GB/s", 3},
+      Column{"domain", "domain", "", 4}, Column{"fp8", "FP8", "TFLOP/s", 4},
       Column{"nvls", "NVLS", "", 4},
   };
   table.rows = {
@@ -161,10 +159,12 @@ TEST_CASE("json escapes strings: quotes, backslashes, control characters") {
 
 TEST_CASE("json passes valid UTF-8 and replaces invalid bytes with U+FFFD") {
   CHECK(Json("µs → 1.5 GB/s 😀").dump(0) == "\"µs → 1.5 GB/s 😀\"");
-  CHECK(Json("a\xff" "b").dump(0) == R"("a\ufffdb")");             // never valid
-  CHECK(Json("\xc3").dump(0) == R"("\ufffd")");                     // truncated 2-byte sequence
-  CHECK(Json("\xc0\xaf").dump(0) == R"("\ufffd\ufffd")");           // overlong '/'
-  CHECK(Json("\xed\xa0\x80").dump(0) == R"("\ufffd\ufffd\ufffd")");  // UTF-16 surrogate
+  CHECK(Json("a\xff"
+             "b")
+            .dump(0) == R"("a\ufffdb")");                                      // never valid
+  CHECK(Json("\xc3").dump(0) == R"("\ufffd")");                                // truncated 2-byte sequence
+  CHECK(Json("\xc0\xaf").dump(0) == R"("\ufffd\ufffd")");                      // overlong '/'
+  CHECK(Json("\xed\xa0\x80").dump(0) == R"("\ufffd\ufffd\ufffd")");            // UTF-16 surrogate
   CHECK(Json("\xf4\x90\x80\x80").dump(0) == R"("\ufffd\ufffd\ufffd\ufffd")");  // above U+10FFFF
 }
 

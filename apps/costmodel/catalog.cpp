@@ -25,7 +25,9 @@ constexpr double kGigabitPerSecond = 1e9 / kBitsPerByte;  // in B/s
 const std::vector<std::string> kCatalogNames = {"gpus", "links", "switches", "models", "topologies"};
 
 /// A number that is 0 when the entry does not have it (unsupported dtype) as null.
-Json positive_or_null(double value) { return value > 0.0 ? Json(value) : Json(); }
+Json positive_or_null(double value) {
+  return value > 0.0 ? Json(value) : Json();
+}
 
 std::vector<Field<GpuSpec>> gpu_fields() {
   std::vector<Field<GpuSpec>> fields = {
@@ -77,7 +79,8 @@ std::vector<Field<LinkSpec>> link_fields() {
       {"effective_bandwidth_Bps", "effective", "GB/s", kGiga,
        [](const LinkSpec& l) { return Json(l.effective_bandwidth().value); }},
       {"latency_s", "latency", "us", kMicro, [](const LinkSpec& l) { return Json(l.latency.value); }},
-      {"transport", "transport", "", 1, [](const LinkSpec& l) { return Json(std::string(to_string(l.transport))); }},
+      {"transport", "transport", "", 1,
+       [](const LinkSpec& l) { return Json(std::string(to_string(l.transport))); }},
       {"media", "media", "", 1, [](const LinkSpec& l) { return Json(l.media); }},
       {"transceiver_power_w", "xcvr power", "W", 1,
        [](const LinkSpec& l) { return Json(l.transceiver_power.value); }},
@@ -116,7 +119,9 @@ struct ModelRow {
 Json moe_field(const ModelSpec& m, std::int64_t MoeSpec::*member) {
   return m.is_moe() ? Json((*m.moe).*member) : Json();
 }
-Json moe_field(const ModelSpec& m, int MoeSpec::*member) { return m.is_moe() ? Json((*m.moe).*member) : Json(); }
+Json moe_field(const ModelSpec& m, int MoeSpec::*member) {
+  return m.is_moe() ? Json((*m.moe).*member) : Json();
+}
 
 std::vector<Field<ModelRow>> model_fields() {
   return {
@@ -134,14 +139,17 @@ std::vector<Field<ModelRow>> model_fields() {
       {"norm", "norm", "", 1, [](const ModelRow& r) { return Json(std::string(to_string(r.model.norm))); }},
       {"position", "position", "", 1,
        [](const ModelRow& r) { return Json(std::string(to_string(r.model.position))); }},
-      {"moe_experts", "experts", "", 1, [](const ModelRow& r) { return moe_field(r.model, &MoeSpec::experts); }},
+      {"moe_experts", "experts", "", 1,
+       [](const ModelRow& r) { return moe_field(r.model, &MoeSpec::experts); }},
       {"moe_top_k", "top-k", "", 1, [](const ModelRow& r) { return moe_field(r.model, &MoeSpec::top_k); }},
-      {"moe_every", "moe every", "", 1, [](const ModelRow& r) { return moe_field(r.model, &MoeSpec::every); }},
+      {"moe_every", "moe every", "", 1,
+       [](const ModelRow& r) { return moe_field(r.model, &MoeSpec::every); }},
       {"moe_expert_ffn_hidden", "expert ffn", "", 1,
        [](const ModelRow& r) { return moe_field(r.model, &MoeSpec::expert_ffn_hidden); }},
       {"moe_shared_experts", "shared", "", 1,
        [](const ModelRow& r) { return moe_field(r.model, &MoeSpec::shared_experts); }},
-      {"parameters_total", "params", "B", kGiga, [](const ModelRow& r) { return exact_count(r.parameters.total); }},
+      {"parameters_total", "params", "B", kGiga,
+       [](const ModelRow& r) { return exact_count(r.parameters.total); }},
       {"parameters_active", "active", "B", kGiga,
        [](const ModelRow& r) { return exact_count(r.parameters.active); }},
       {"source", "source", "", 1, [](const ModelRow& r) { return Json(r.model.source); }, 4, false},
@@ -213,8 +221,9 @@ Table summary_table(const Catalog& catalog) {
 Table catalog_table(const std::string& which, const Catalog& catalog, Format format) {
   if (which == "gpus") {
     Table table = make_table(gpu_fields(), catalog.gpus, format);
-    table.notes = {"dense peaks (no 2:4 sparsity); scale-up bandwidth per GPU per direction; est. = indicative "
-                   "price"};
+    table.notes = {
+        "dense peaks (no 2:4 sparsity); scale-up bandwidth per GPU per direction; est. = indicative "
+        "price"};
     return table;
   }
   if (which == "links") {
@@ -234,10 +243,11 @@ Table catalog_table(const std::string& which, const Catalog& catalog, Format for
 }  // namespace
 
 int run_catalog(const std::vector<std::string>& args, const Context& context) {
-  CommandParser parser(context, "costmodel catalog [gpus|links|switches|models|topologies] [options]",
-                       "Prints a catalog with every number: SI values under unit-suffixed keys in json/csv,\n"
-                       "readable units in table/markdown. Without a catalog name, lists each catalog's names.\n"
-                       "Catalogs are read from $COSTMODEL_DATA_DIR (data/*.yaml, models/*.yaml).");
+  CommandParser parser(
+      context, "costmodel catalog [gpus|links|switches|models|topologies] [options]",
+      "Prints a catalog with every number: SI values under unit-suffixed keys in json/csv,\n"
+      "readable units in table/markdown. Without a catalog name, lists each catalog's names.\n"
+      "Catalogs are read from $COSTMODEL_DATA_DIR (data/*.yaml, models/*.yaml).");
   parser.add_positional("catalog", po::value<std::string>()->value_name("CATALOG"), 1);
   add_output_options(parser.options());
   if (!parser.parse(args)) return 0;

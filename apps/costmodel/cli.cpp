@@ -51,11 +51,12 @@ std::optional<int> integer_option(const po::variables_map& values, const std::st
     throw usage_error(context, "--" + name, "expected " + expected + ", got '" + *text + "'");
   }
   if (error == std::errc::result_out_of_range || parsed > std::numeric_limits<int>::max()) {
-    throw usage_error(context, "--" + name,
-                      "'" + *text + "' is too large (at most " +
-                          std::to_string(std::numeric_limits<int>::max()) + ")");
+    throw usage_error(
+        context, "--" + name,
+        "'" + *text + "' is too large (at most " + std::to_string(std::numeric_limits<int>::max()) + ")");
   }
-  if (parsed < minimum) throw usage_error(context, "--" + name, "expected " + expected + ", got '" + *text + "'");
+  if (parsed < minimum)
+    throw usage_error(context, "--" + name, "expected " + expected + ", got '" + *text + "'");
   return static_cast<int>(parsed);
 }
 
@@ -82,7 +83,8 @@ CommandParser::CommandParser(Context context, std::string usage, std::string des
   visible_.add_options()("help,h", "print this help and exit");
 }
 
-void CommandParser::add_positional(const std::string& name, const po::value_semantic* semantic, int max_count) {
+void CommandParser::add_positional(const std::string& name, const po::value_semantic* semantic,
+                                   int max_count) {
   hidden_.add_options()(name.c_str(), semantic, "");
   positional_.add(name.c_str(), max_count);
 }
@@ -155,9 +157,9 @@ std::optional<double> positive_number(const po::variables_map& values, const std
 // Output
 
 void add_output_options(po::options_description& options) {
-  options.add_options()                                                                     //
+  options.add_options()                                                                   //
       ("format", po::value<std::string>()->default_value("table")->value_name("FORMAT"),  //
-       "table|csv|json|markdown")                                                           //
+       "table|csv|json|markdown")                                                         //
       ("output,o", po::value<std::string>()->value_name("FILE"),
        "write to FILE instead of stdout (replaced only once complete)");
 }
@@ -187,7 +189,11 @@ OutputSink::OutputSink(const OutputOptions& options, Context context)
   const std::filesystem::path target(path_);
   if (!target.has_filename()) throw usage_error(context_, "-o", "'" + path_ + "' is not a file name");
   const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
-  std::string temp = (folder / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+  // A hidden sibling, so the rename stays within one file system. (Built by append: GCC 12 warns
+  // falsely about `"literal" + std::string&&` under -O2 -Wrestrict.)
+  std::string temp_name(".");
+  temp_name.append(target.filename().string()).append(".tmp-XXXXXX");
+  std::string temp = (folder / temp_name).string();
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) {
     throw usage_error(context_, "-o", "cannot write '" + path_ + "': " + std::strerror(errno));
@@ -212,7 +218,9 @@ OutputSink::~OutputSink() {
   }
 }
 
-std::ostream& OutputSink::stream() { return path_.empty() ? std::cout : file_; }
+std::ostream& OutputSink::stream() {
+  return path_.empty() ? std::cout : file_;
+}
 
 void OutputSink::commit() {
   if (path_.empty()) {
@@ -249,15 +257,15 @@ void emit(const OutputOptions& options, const Context& context, const Json& docu
 // [cluster]
 
 void add_cluster_options(po::options_description& options) {
-  options.add_options()                                                                                //
+  options.add_options()                                                                             //
       ("cluster", po::value<std::string>()->value_name("FILE.yaml"), "cluster description (YAML)")  //
-      ("gpu", po::value<std::string>()->value_name("NAME"), "GPU catalog name, e.g. h100-sxm")       //
-      ("gpus", po::value<std::string>()->value_name("N"), "number of GPUs")                          //
+      ("gpu", po::value<std::string>()->value_name("NAME"), "GPU catalog name, e.g. h100-sxm")      //
+      ("gpus", po::value<std::string>()->value_name("N"), "number of GPUs")                         //
       ("gpus-per-node", po::value<std::string>()->value_name("N"), "GPUs per node (server)")        //
       ("link", po::value<std::string>()->value_name("NAME"), "scale-out link, e.g. ib-ndr-400g")    //
       ("nics-per-node", po::value<std::string>()->value_name("N"), "scale-out NICs per node")       //
       ("topology", po::value<std::string>()->value_name("KIND"),
-       "fat-tree|rail-optimized|rail-only|dragonfly-plus|torus-2d|torus-3d")  //
+       "fat-tree|rail-optimized|rail-only|dragonfly-plus|torus-2d|torus-3d")                        //
       ("switch", po::value<std::string>()->value_name("NAME"), "switch catalog name, e.g. qm9700")  //
       ("oversubscription", po::value<std::string>()->value_name("R"),
        "leaf downlink:uplink bandwidth ratio (1 = non-blocking)");

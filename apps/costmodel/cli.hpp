@@ -109,7 +109,8 @@ class CommandParser {
 [[nodiscard]] std::optional<double> positive_number(const po::variables_map& values, const std::string& name,
                                                     const Context& context);
 /// The value of string flag `name`, or nullopt when absent.
-[[nodiscard]] std::optional<std::string> string_option(const po::variables_map& values, const std::string& name);
+[[nodiscard]] std::optional<std::string> string_option(const po::variables_map& values,
+                                                       const std::string& name);
 
 // ---------------------------------------------------------------------------------------------------
 // Output: --format and -o
@@ -173,10 +174,10 @@ void add_cluster_options(po::options_description& options);
 
 template <typename T>
 struct Field {
-  std::string key;      ///< json/csv key with its SI unit: "hbm_bandwidth_Bps", "tdp_w"
-  std::string header;   ///< table/markdown header: "HBM bw"
-  std::string unit;     ///< table/markdown unit: "GB/s"
-  double scale = 1.0;   ///< table/markdown value = SI value / scale (1e9 for GB/s)
+  std::string key;     ///< json/csv key with its SI unit: "hbm_bandwidth_Bps", "tdp_w"
+  std::string header;  ///< table/markdown header: "HBM bw"
+  std::string unit;    ///< table/markdown unit: "GB/s"
+  double scale = 1.0;  ///< table/markdown value = SI value / scale (1e9 for GB/s)
   std::function<Json(const T&)> get;
   int precision = 4;     ///< significant digits in table/markdown
   bool in_table = true;  ///< false: json/csv only (long text such as sources)
@@ -184,15 +185,16 @@ struct Field {
 
 /// One row per item, one column per field, laid out for `format`.
 template <typename T>
-[[nodiscard]] Table make_table(const std::vector<Field<T>>& fields, const std::vector<T>& items, Format format) {
+[[nodiscard]] Table make_table(const std::vector<Field<T>>& fields, const std::vector<T>& items,
+                               Format format) {
   const bool human = format == Format::kTable || format == Format::kMarkdown;
   Table table;
   std::vector<const Field<T>*> shown;
   for (const auto& field : fields) {
     if (human && !field.in_table) continue;
     shown.push_back(&field);
-    table.columns.push_back(Column{field.key, human ? field.header : field.key, human ? field.unit : "",
-                                   field.precision});
+    table.columns.push_back(
+        Column{field.key, human ? field.header : field.key, human ? field.unit : "", field.precision});
   }
   for (const auto& item : items) {
     auto& row = table.rows.emplace_back();

@@ -12,8 +12,11 @@
 
 // The command table: one line per command, X(name, summary); `name` is defined in name.cpp as
 // costmodel::cli::run_name (see cli.hpp). --help lists them in this order.
-#define COSTMODEL_COMMANDS(X) \
-  X(catalog, "list the catalogs: GPUs, links, switches, models, topologies")
+// clang-format off
+#define COSTMODEL_COMMANDS(X)                                                   \
+  X(catalog, "list the catalogs: GPUs, links, switches, models, topologies")    \
+  /* one X(...) line per command above; each line ends with a backslash */
+// clang-format on
 
 namespace costmodel::cli {
 
@@ -61,9 +64,12 @@ std::vector<std::string> command_names() {
 
 int exit_code(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kInput: return kExitUsage;
-    case ErrorKind::kInfeasible: return kExitInfeasible;
-    case ErrorKind::kInternal: return kExitInternal;
+    case ErrorKind::kInput:
+      return kExitUsage;
+    case ErrorKind::kInfeasible:
+      return kExitInfeasible;
+    case ErrorKind::kInternal:
+      return kExitInternal;
   }
   return kExitInternal;
 }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,12 +32,13 @@ constexpr std::array<Prefix, 13> kLargePrefixes{{{"", 1.0},
                                                  {"Gi", 1073741824.0},
                                                  {"Ti", 1099511627776.0},
                                                  {"Pi", 1125899906842624.0}}};
+// Sub-unit prefixes are stored as divisors, so that "200ns" is exactly 200 / 1e9 = 2e-7 (1e-9 is inexact).
 constexpr std::array<Prefix, 6> kSmallPrefixes{
-    {{"", 1.0}, {"m", 1e-3}, {"u", 1e-6}, {"\xC2\xB5", 1e-6}, {"n", 1e-9}, {"p", 1e-12}}};
+    {{"", 1.0}, {"m", 1e3}, {"u", 1e6}, {"\xC2\xB5", 1e6}, {"n", 1e9}, {"p", 1e12}}};
 
 struct BaseUnit {
   std::string_view symbol;
-  double factor;      // SI value of one base unit
+  double factor;      // SI value of one base unit; below 1 it is applied as a division by its reciprocal
   bool large_prefix;  // accepts k, M, G, ... and Ki, Mi, ...
   bool small_prefix;  // accepts m, u, n, p
 };
@@ -97,24 +99,26 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// The factor of `unit` in `dimension`, or a negative number when it is not one of its units.
-double unit_factor(std::string_view unit, Dimension dimension) {
+// The SI value of `number` `unit`s in `dimension`, or nullopt when `unit` is not one of its units.
+// Sub-unit factors divide rather than multiply by an inexact reciprocal.
+std::optional<double> to_si(double number, std::string_view unit, Dimension dimension) {
   for (const auto& base : base_units(dimension)) {
     if (!ends_with(unit, base.symbol)) continue;
     const std::string_view prefix = unit.substr(0, unit.size() - base.symbol.size());
-    if (prefix.empty()) return base.factor;
+    const double in_base = base.factor >= 1.0 ? number * base.factor : number / (1.0 / base.factor);
+    if (prefix.empty()) return in_base;
     if (base.large_prefix) {
       for (const auto& p : kLargePrefixes) {
-        if (p.symbol == prefix) return base.factor * p.factor;
+        if (p.symbol == prefix) return in_base * p.factor;
       }
     }
     if (base.small_prefix) {
       for (const auto& p : kSmallPrefixes) {
-        if (p.symbol == prefix) return base.factor * p.factor;
+        if (p.symbol == prefix) return in_base / p.factor;
       }
     }
   }
-  return -1.0;
+  return std::nullopt;
 }
 
 [[noreturn]] void fail(std::string_view text, Dimension dimension, const std::string& what) {
@@ -194,16 +198,15 @@ double parse_quantity(std::string_view text, Dimension dimension) {
   if (dimension == Dimension::kUsdPerSecond && unit.find('/') == std::string::npos) {
     fail(text, dimension, "missing '/h' (a rate per hour)");
   }
-  const double factor = unit_factor(unit, dimension);
-  if (factor < 0.0) {
+  const std::optional<double> si = to_si(number, unit, dimension);
+  if (!si) {
     std::string message = "unknown unit '" + unit + "'";
     const std::string suggestion = closest_name(unit, common_units(dimension));
     if (!suggestion.empty()) message += " (did you mean '" + suggestion + "'?)";
     fail(text, dimension, message);
   }
-  const double si = number * factor;
-  if (!std::isfinite(si)) fail(text, dimension, "value out of range");
-  return si;
+  if (!std::isfinite(*si)) fail(text, dimension, "value out of range");
+  return *si;
 }
 
 Bytes parse_bytes(std::string_view text) { return Bytes(parse_quantity(text, Dimension::kBytes)); }

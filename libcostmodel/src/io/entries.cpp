@@ -73,16 +73,19 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base) {
   g.tdp = quantity_or(map, "tdp", base ? &base->tdp : nullptr);
   g.price = quantity_or(map, "price", base ? &base->price : nullptr, true);
   g.hourly_price = quantity_or(map, "hourly_price", base ? &base->hourly_price : nullptr, true);
+  g.memory_reserve = quantity_or(map, "memory_reserve", base ? &base->memory_reserve : nullptr, true);
   if (!base || map.has("efficiency")) {
     Map e = map.map("efficiency");
     if (base) {
       g.efficiency.gemm = e.optional_number("gemm", 0.01, 1.0).value_or(g.efficiency.gemm);
       g.efficiency.gemm_half_size = e.optional_number("gemm_half_size", 0.0, 1e6).value_or(g.efficiency.gemm_half_size);
       g.efficiency.hbm = e.optional_number("hbm", 0.01, 1.0).value_or(g.efficiency.hbm);
+      g.efficiency.attention = e.optional_number("attention", 0.01, 1.0).value_or(g.efficiency.attention);
     } else {
       g.efficiency.gemm = e.number("gemm", 0.01, 1.0);
       g.efficiency.gemm_half_size = e.number("gemm_half_size", 0.0, 1e6);
       g.efficiency.hbm = e.number("hbm", 0.01, 1.0);
+      g.efficiency.attention = e.number("attention", 0.01, 1.0);
     }
     e.finish();
   }

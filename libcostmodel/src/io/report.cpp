@@ -71,13 +71,27 @@ void write_json_string(std::ostream& out, std::string_view text) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c < 0x80) {
       switch (c) {
-        case '"': out << "\\\""; break;
-        case '\\': out << "\\\\"; break;
-        case '\b': out << "\\b"; break;
-        case '\f': out << "\\f"; break;
-        case '\n': out << "\\n"; break;
-        case '\r': out << "\\r"; break;
-        case '\t': out << "\\t"; break;
+        case '"':
+          out << "\\\"";
+          break;
+        case '\\':
+          out << "\\\\";
+          break;
+        case '\b':
+          out << "\\b";
+          break;
+        case '\f':
+          out << "\\f";
+          break;
+        case '\n':
+          out << "\\n";
+          break;
+        case '\r':
+          out << "\\r";
+          break;
+        case '\t':
+          out << "\\t";
+          break;
         default:
           if (c < 0x20) {
             std::array<char, 8> escape{};
@@ -199,9 +213,8 @@ std::string machine_cell(const Json& cell) {
 
 /// Code points in a UTF-8 string: what a terminal shows, for column alignment.
 size_t display_width(std::string_view text) {
-  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
+  return static_cast<size_t>(std::count_if(
+      text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::string header_text(const Column& column) {
@@ -440,7 +453,9 @@ const Json* Json::find(std::string_view key) const {
   return nullptr;
 }
 
-void Json::write(std::ostream& out, int indent) const { write_json(out, *this, indent, 0); }
+void Json::write(std::ostream& out, int indent) const {
+  write_json(out, *this, indent, 0);
+}
 
 std::string Json::dump(int indent) const {
   std::ostringstream out;
@@ -480,9 +495,15 @@ std::string format_number(double value, int significant) {
 
 void write_table(std::ostream& out, const Table& table, Format format) {
   switch (format) {
-    case Format::kTable: write_text_table(out, table); return;
-    case Format::kCsv: write_csv(out, table); return;
-    case Format::kMarkdown: write_markdown(out, table); return;
+    case Format::kTable:
+      write_text_table(out, table);
+      return;
+    case Format::kCsv:
+      write_csv(out, table);
+      return;
+    case Format::kMarkdown:
+      write_markdown(out, table);
+      return;
     case Format::kJson: {
       Json rows = Json::array();
       for (const auto& row : table.rows) {

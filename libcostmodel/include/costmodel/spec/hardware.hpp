@@ -38,6 +38,7 @@ struct GpuEfficiency {
   double gemm = 0.8;              ///< best fraction of dense peak on large GEMMs
   double gemm_half_size = 256.0;  ///< GEMM size (elements along the smallest dimension) at which efficiency halves
   double hbm = 0.85;              ///< achievable fraction of HBM bandwidth for memory-bound kernels
+  double attention = 0.5;         ///< fraction of dense peak fused (flash) attention kernels reach
 };
 
 /// One GPU model of the catalog.
@@ -53,6 +54,7 @@ struct GpuSpec {
   bool price_estimate = true;
   UsdPerSecond hourly_price;  ///< cost of one GPU-hour, per second
   GpuEfficiency efficiency;
+  Bytes memory_reserve;  ///< HBM not available to the model: CUDA context, NCCL buffers, fragmentation
   std::string source;
 
   /// Dense peak FLOP/s for `dtype`; 0 when the GPU has no tensor-core support for it.

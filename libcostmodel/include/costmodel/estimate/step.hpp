@@ -1,0 +1,119 @@
+#pragma once
+// The step-time model: one parallel configuration of a model on a cluster -> step time with its breakdown,
+// memory per GPU, MFU, tokens/s and, given a token budget, days and dollars to train.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "costmodel/estimate/memory.hpp"
+#include "costmodel/network/collective.hpp"
+#include "costmodel/network/topology.hpp"
+#include "costmodel/spec/cluster.hpp"
+#include "costmodel/spec/model.hpp"
+#include "costmodel/spec/strategy.hpp"
+#include "costmodel/units.hpp"
+
+namespace costmodel {
+
+/// Choices of the model that are not part of the parallel strategy.
+struct EstimateOptions {
+  std::optional<double> tokens;           ///< training tokens, for days and cost
+  Algorithm dp_algorithm = Algorithm::kAuto;  ///< the DP gradient exchange's algorithm
+  Algorithm tp_algorithm = Algorithm::kAuto;
+  bool causal_attention = true;  ///< flash-attention kernels skip the masked half of the score matrix
+};
+
+/// Seconds per training step by where they go. Exposed terms add up to the step time.
+struct StepBreakdown {
+  Seconds compute;            ///< forward + backward (+ recompute) GEMMs and memory-bound ops, all micro-batches
+  Seconds tp_comm;            ///< tensor-parallel collectives (exposed)
+  Seconds cp_comm;            ///< context-parallel K/V exchange left exposed after overlap with attention
+  Seconds ep_comm;            ///< expert-parallel all-to-alls (exposed)
+  Seconds pp_comm;            ///< pipeline send/recv of activations (exposed)
+  Seconds pp_bubble;          ///< pipeline fill and drain
+  Seconds dp_comm;            ///< data-parallel gradient (and ZeRO-3 parameter) exchange, total
+  Seconds dp_comm_exposed;    ///< the part of dp_comm not hidden behind the backward pass
+  Seconds optimizer;          ///< optimizer step (memory bound) + gradient compression passes
+};
+
+/// Bit flags of why a configuration cannot run (validate() gives them in words).
+enum InvalidReason : std::uint32_t {
+  kValid = 0,
+  kBadProduct = 1u << 0,         ///< tp·pp·dp·cp != GPUs
+  kHeadsIndivisible = 1u << 1,   ///< heads or kv_heads vs tp
+  kLayersIndivisible = 1u << 2,  ///< layers % (pp·vpp)
+  kBatchIndivisible = 1u << 3,   ///< global batch % (dp·micro_batch), or interleaving's micro-batches % pp
+  kSeqIndivisible = 1u << 4,     ///< seq_len % cp
+  kExpertsIndivisible = 1u << 5, ///< ep vs experts and dp, or ep on a dense model
+  kDtypeUnsupported = 1u << 6,
+  kBadDegree = 1u << 7,          ///< a degree < 1, zero stage outside 0..3
+};
+
+/// The estimate of one configuration. All numbers SI; never NaN.
+struct StepEstimate {
+  Strategy strategy;
+  std::uint32_t invalid = kValid;  ///< InvalidReason flags; the numbers below are 0 unless valid
+  Seconds step_time;
+  double tokens_per_s = 0;
+  double model_tflops_per_gpu = 0;     ///< model FLOPs only, in TFLOP/s (MFU convention)
+  double hardware_tflops_per_gpu = 0;  ///< with recomputed FLOPs (Megatron-LM eq. 3 convention), TFLOP/s
+  double mfu = 0;                      ///< model_tflops / dense peak for the dtype
+  double hfu = 0;                      ///< hardware_tflops / dense peak
+  MemoryBreakdown memory;
+  bool fits_memory = false;
+  StepBreakdown breakdown;
+  std::optional<double> training_days;  ///< with EstimateOptions::tokens
+  std::optional<Usd> cost;              ///< GPU-hours x hourly price, with EstimateOptions::tokens
+  int switches = 0;                     ///< of the scale-out fabric
+  Usd network_cost;                     ///< scale-out fabric capex
+  Watts power;                          ///< GPUs at TDP + fabric
+
+  [[nodiscard]] bool valid() const { return invalid == kValid; }
+};
+
+/// The model and cluster prepared once (parameter counts, FLOPs, fabric sizing) so that each
+/// configuration is evaluated from plain numbers, without allocation. Safe to share across threads.
+class Estimator {
+ public:
+  /// Throws Error (kInput) if the cluster's fabric cannot be built.
+  Estimator(const ModelSpec& model, const ClusterSpec& cluster, const EstimateOptions& options = {});
+
+  /// The estimate of `strategy`; an invalid one comes back with its `invalid` flags set and no numbers.
+  [[nodiscard]] StepEstimate evaluate(const Strategy& strategy) const noexcept;
+  /// Memory per GPU only: the planner's cheap pre-check.
+  [[nodiscard]] MemoryBreakdown memory(const Strategy& strategy) const noexcept;
+  /// InvalidReason flags of `strategy` (kValid when it can run).
+  [[nodiscard]] std::uint32_t check(const Strategy& strategy) const noexcept;
+
+  [[nodiscard]] const ModelSpec& model() const { return model_; }
+  [[nodiscard]] const ClusterSpec& cluster() const { return cluster_; }
+  [[nodiscard]] const Topology& topology() const { return topology_; }
+  [[nodiscard]] const EstimateOptions& options() const { return options_; }
+
+ private:
+  ModelSpec model_;
+  ClusterSpec cluster_;
+  EstimateOptions options_;
+  Topology topology_;
+  // Per-model terms, precomputed.
+  double params_total_ = 0;
+  double params_per_layer_ = 0;        // attention + norms + dense MLP (or MoE experts' share) per layer
+  double params_embedding_ = 0;        // input embedding (+ positions)
+  double params_output_ = 0;           // untied output layer
+  double model_flops_per_token_ = 0;   // forward + backward, full attention (MFU convention)
+  double recompute_flops_full_ = 0;    // per token
+  double recompute_flops_selective_ = 0;
+};
+
+/// Convenience: Estimator(model, cluster, options).evaluate(strategy).
+[[nodiscard]] StepEstimate estimate(const ModelSpec& model, const ClusterSpec& cluster, const Strategy& strategy,
+                                    const EstimateOptions& options = {});
+
+/// Every reason in words (validate() of spec/strategy.hpp) plus, for a valid split that does not fit,
+/// which memory term overflows.
+[[nodiscard]] std::vector<std::string> explain(const StepEstimate& estimate, const ModelSpec& model,
+                                               const ClusterSpec& cluster);
+
+}  // namespace costmodel

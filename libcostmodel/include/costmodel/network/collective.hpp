@@ -1,0 +1,74 @@
+#pragma once
+// Closed-form alpha-beta cost of every collective LLM training issues, per algorithm, on a LinkPath.
+
+#include <optional>
+#include <string_view>
+
+#include "costmodel/network/topology.hpp"
+#include "costmodel/spec/cluster.hpp"
+#include "costmodel/units.hpp"
+
+namespace costmodel {
+
+enum class Collective { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kBroadcast, kReduce, kSendRecv };
+inline constexpr int kCollectiveCount = 7;
+
+enum class Algorithm {
+  kRing,
+  kDoubleBinaryTree,
+  kHalvingDoubling,
+  kHierarchical,
+  kDirect,
+  kInNetwork,
+  kTorusBucket,
+  kAuto,
+};
+inline constexpr int kAlgorithmCount = 8;
+
+/// "allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv".
+[[nodiscard]] std::string_view to_string(Collective collective);
+[[nodiscard]] std::optional<Collective> parse_collective(std::string_view name);
+/// "ring", "tree", "halving-doubling", "hierarchical", "direct", "in-network", "torus-bucket", "auto".
+[[nodiscard]] std::string_view to_string(Algorithm algorithm);
+[[nodiscard]] std::optional<Algorithm> parse_algorithm(std::string_view name);
+
+/// Time of one collective under the alpha-beta model: latency_term + bandwidth_term.
+struct CommCost {
+  Seconds time;
+  Seconds latency_term;
+  Seconds bandwidth_term;
+  Algorithm algorithm = Algorithm::kRing;  // the one chosen when Auto was asked for
+};
+
+/// Message size `n` follows nccl-tests: the whole buffer (AllGather: the gathered output, ReduceScatter:
+/// the input, AllToAll: one rank's send buffer, SendRecv: the bytes sent).
+///
+/// nccl-tests' bus-bandwidth factor (doc/PERFORMANCE.md): AllReduce 2(n-1)/n; ReduceScatter, AllGather,
+/// AllToAll (n-1)/n; Broadcast, Reduce, SendRecv 1.
+[[nodiscard]] double bus_factor(Collective collective, int ranks);
+/// algbw = n / time (nccl-tests).
+[[nodiscard]] BytesPerSecond algbw(Bytes n, Seconds time);
+/// busbw = algbw x bus_factor (nccl-tests).
+[[nodiscard]] BytesPerSecond busbw(Collective collective, Bytes n, int ranks, Seconds time);
+
+/// Whether `algorithm` implements `collective` on `path` (e.g. in-network needs NVLS/SHARP on every level
+/// the communicator uses; torus-bucket needs a torus). Auto is always applicable.
+[[nodiscard]] bool applicable(Collective collective, Algorithm algorithm, const LinkPath& path);
+
+/// The cost of `collective` on `n` bytes over `path`. Auto keeps the fastest applicable algorithm among
+/// those NCCL implements (ring, tree, in-network, direct; torus-bucket on a torus), as NCCL's tuner does:
+/// small messages go to trees, large ones to rings or in-network reduction. Allocates nothing. Throws Error (kInput) if `algorithm` is not
+/// applicable, or n is negative.
+[[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n, const LinkPath& path);
+
+/// Convenience: the path of `ranks` GPUs with `stride` (one group, no concurrent groups) on `cluster`.
+[[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n, int ranks, int stride,
+                                       const ClusterSpec& cluster);
+
+/// The smallest message size in [lo, hi] from which `large` is no slower than `small` (to within 1%
+/// of the size), or nullopt if `large` is slower across the whole range or faster across it all.
+[[nodiscard]] std::optional<Bytes> crossover_size(Collective collective, Algorithm small, Algorithm large,
+                                                  const LinkPath& path, Bytes lo = Bytes(1.0),
+                                                  Bytes hi = Bytes(1099511627776.0));
+
+}  // namespace costmodel

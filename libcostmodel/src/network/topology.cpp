@@ -1,0 +1,465 @@
+#include "costmodel/network/topology.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "costmodel/error.hpp"
+
+namespace costmodel {
+namespace {
+
+constexpr int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
+
+struct LeafSplit {
+  int down = 1;
+  int up = 1;
+};
+
+// Leaf ports split down:up = r:1 (oversubscription r at the leaf; r = 1 is a non-blocking folded Clos).
+LeafSplit split_leaf(int radix, double oversubscription) {
+  const double r = oversubscription < 1.0 ? 1.0 : oversubscription;
+  const int down = std::clamp(static_cast<int>(std::floor(radix * r / (r + 1.0))), 1, radix - 1);
+  return {down, radix - down};
+}
+
+[[noreturn]] void fail(const std::string& field, const std::string& message) {
+  throw Error(ErrorLocation{}, field, message);
+}
+
+// One switch holds everything: every port is a host port.
+FatTree single_switch(int radix, double oversubscription) {
+  FatTree tree;
+  tree.tiers = 1;
+  tree.radix = radix;
+  tree.leaf_downlinks = radix;
+  tree.leaf_uplinks = 0;
+  tree.oversubscription = oversubscription;
+  tree.leaves = 1;
+  return tree;
+}
+
+// Folded Clos above `leaves` leaves: 2 tiers while one spine can reach every leaf (leaves <= radix),
+// else 3 tiers of pods of radix/2 leaves, at most radix pods (Al-Fares et al. 2008 §3).
+FatTree clos_over_leaves(int leaves, int radix, LeafSplit split, double oversubscription) {
+  FatTree tree;
+  tree.radix = radix;
+  tree.leaf_downlinks = split.down;
+  tree.leaf_uplinks = split.up;
+  tree.oversubscription = oversubscription;
+  tree.leaves = leaves;
+  if (leaves <= radix) {
+    tree.tiers = 2;
+    return tree;
+  }
+  tree.tiers = 3;
+  tree.pods = ceil_div(leaves, radix / 2);
+  if (tree.pods > radix) {
+    fail("scale_out.switch", "a 3-tier fat-tree of radix " + std::to_string(radix) + " holds at most " +
+                                 std::to_string(radix * (radix / 2) * split.down) +
+                                 " NIC ports; use a larger radix or another topology");
+  }
+  return tree;
+}
+
+// Switches per tier of one Clos: 2 tiers: radix-port spines take every leaf uplink; 3 tiers: each pod has
+// one aggregation switch per leaf uplink, the core takes every aggregation uplink (Al-Fares 2008 §3:
+// k pods x k/2 edge + k pods x k/2 aggregation + (k/2)^2 core).
+void count_tree(const FatTree& tree, int copies, Inventory& inv) {
+  inv.tiers = tree.tiers;
+  inv.tier_names = {"leaf", "", ""};
+  std::array<int, kMaxSwitchTiers> per_tier{tree.leaves, 0, 0};
+  int switch_links = 0;
+  const int leaf_uplinks_total = tree.leaves * tree.leaf_uplinks;
+  if (tree.tiers >= 2) {
+    inv.tier_names[1] = "spine";
+    switch_links += leaf_uplinks_total;
+  }
+  if (tree.tiers == 2) per_tier[1] = ceil_div(leaf_uplinks_total, tree.radix);
+  if (tree.tiers == 3) {
+    inv.tier_names[2] = "core";
+    per_tier[1] = tree.pods * tree.leaf_uplinks;
+    per_tier[2] = ceil_div(leaf_uplinks_total, tree.radix);
+    switch_links += leaf_uplinks_total;
+  }
+  for (int i = 0; i < kMaxSwitchTiers; ++i) inv.switches_per_tier[i] += per_tier[i] * copies;
+  inv.switch_links += switch_links * copies;
+}
+
+// Torus sides whose product is `nodes`, with the smallest diameter Σ⌊kᵢ/2⌋ (ties: the most even).
+std::array<int, kMaxTorusDims> choose_torus_dims(int nodes, int dimensions) {
+  std::array<int, kMaxTorusDims> best{nodes, 1, 1};
+  int best_diameter = nodes / 2;
+  int best_max = nodes;
+  auto consider = [&](int a, int b, int c) {
+    const int diameter = a / 2 + b / 2 + c / 2;
+    const int largest = std::max({a, b, c});
+    if (diameter < best_diameter || (diameter == best_diameter && largest < best_max)) {
+      best_diameter = diameter;
+      best_max = largest;
+      best = {a, b, c};
+      std::sort(best.begin(), best.end(), std::greater<>());
+    }
+  };
+  for (int a = 1; static_cast<long long>(a) * a <= nodes; ++a) {
+    if (nodes % a != 0) continue;
+    const int rest = nodes / a;
+    if (dimensions == 2) {
+      consider(rest, a, 1);
+      continue;
+    }
+    for (int b = a; static_cast<long long>(b) * b <= rest; ++b) {
+      if (rest % b == 0) consider(rest / b, b, a);
+    }
+  }
+  return best;
+}
+
+bool is_optical(const LinkSpec& link) { return link.media.rfind("optical", 0) == 0; }
+
+// Prices and power at catalog values: switches, one NIC per port, one transceiver per optical cable end.
+void price(const ClusterSpec& cluster, Inventory& inv) {
+  inv.switches = 0;
+  for (int n : inv.switches_per_tier) inv.switches += n;
+  inv.cables = inv.host_links + inv.switch_links + inv.direct_links;
+  // Host and direct links follow the link's media; switch-to-switch links leave the rack: optical.
+  const int optical_cables = (is_optical(cluster.link) ? inv.host_links + inv.direct_links : 0) + inv.switch_links;
+  inv.optical_transceivers = 2 * optical_cables;
+  const SwitchSpec& sw = cluster.switch_spec;
+  const LinkSpec& link = cluster.link;
+  inv.capex = sw.price * inv.switches + link.nic_price * inv.nics + link.transceiver_price * inv.optical_transceivers;
+  inv.power = sw.power * inv.switches + link.nic_power * inv.nics + link.transceiver_power * inv.optical_transceivers;
+}
+
+NvSwitchDomain size_scale_up(const ClusterSpec& cluster) {
+  NvSwitchDomain domain;
+  domain.gpus = std::max(1, cluster.scale_up_domain());
+  domain.nodes = std::max(1, domain.gpus / cluster.gpus_per_node);
+  domain.line_rate = cluster.scale_up.bandwidth;
+  domain.bandwidth = cluster.scale_up.bandwidth * cluster.scale_up.efficiency;
+  if (cluster.scale_up.in_network_reduction) {
+    domain.reduction_bandwidth = cluster.scale_up.bandwidth * cluster.scale_up.in_network_efficiency;
+  }
+  domain.latency = cluster.scale_up.latency;
+  return domain;
+}
+
+void size_tree_fabric(const ClusterSpec& cluster, Topology& topo) {
+  const int radix = cluster.switch_spec.radix;
+  const double r = cluster.oversubscription;
+  const LeafSplit split = split_leaf(radix, r);
+  const int nodes = topo.nodes;
+  const int nics = cluster.nics_per_node;
+  const long long ports = static_cast<long long>(nodes) * nics;
+  Inventory& inv = topo.inventory;
+  const FatTree* tree = nullptr;
+  int copies = 1;
+
+  if (topo.kind == TopologyKind::kFatTree || (topo.kind == TopologyKind::kRailOptimized && nics == 1)) {
+    FatTree t = ports <= radix ? single_switch(radix, r) : clos_over_leaves(ceil_div(ports, split.down), radix, split, r);
+    t.nodes_per_leaf = t.tiers == 1 ? nodes : std::max(1, t.leaf_downlinks / nics);
+    t.nodes_per_pod = t.tiers == 3 ? t.nodes_per_leaf * (radix / 2) : nodes;
+    topo.fabric = t;
+    tree = &std::get<FatTree>(topo.fabric);
+  } else if (topo.kind == TopologyKind::kRailOptimized) {
+    // NVIDIA DGX SuperPOD reference architecture: a scalable unit = one leaf's downlinks worth of nodes,
+    // one leaf per rail per unit; the spine/core above joins rails and units.
+    RailOptimized rail;
+    rail.rails = nics;
+    rail.nodes_per_unit = split.down;
+    rail.tree = clos_over_leaves(nics * ceil_div(nodes, split.down), radix, split, r);
+    rail.tree.nodes_per_leaf = split.down;
+    rail.tree.nodes_per_pod =
+        rail.tree.tiers == 3 ? std::max(split.down, split.down * (radix / 2) / nics) : nodes;
+    topo.fabric = rail;
+    tree = &std::get<RailOptimized>(topo.fabric).tree;
+  } else {
+    // Wang et al. 2023: every rail its own Clos over the nodes' NIC k; no switch joins two rails.
+    RailOnly rail;
+    rail.rails = nics;
+    rail.rail_tree =
+        nodes <= radix ? single_switch(radix, r) : clos_over_leaves(ceil_div(nodes, split.down), radix, split, r);
+    rail.rail_tree.nodes_per_leaf = rail.rail_tree.tiers == 1 ? nodes : split.down;
+    rail.rail_tree.nodes_per_pod = rail.rail_tree.tiers == 3 ? split.down * (radix / 2) : nodes;
+    topo.fabric = rail;
+    tree = &std::get<RailOnly>(topo.fabric).rail_tree;
+    copies = nics;
+  }
+
+  count_tree(*tree, copies, inv);
+  inv.host_links = static_cast<int>(ports);
+  topo.diameter = 2 * tree->tiers - 1;
+  // Bisection: half the hosts' ports, limited by the leaves' uplinks above one tier.
+  const long long up_ports = static_cast<long long>(tree->leaves) * tree->leaf_uplinks * copies;
+  const double crossing = tree->tiers == 1 ? ports / 2.0 : std::min<double>(ports, up_ports) / 2.0;
+  topo.bisection = topo.nic_line_rate * crossing;
+}
+
+void size_dragonfly(const ClusterSpec& cluster, Topology& topo) {
+  const int radix = cluster.switch_spec.radix;
+  const LeafSplit split = split_leaf(radix, cluster.oversubscription);
+  const long long ports = static_cast<long long>(topo.nodes) * cluster.nics_per_node;
+  DragonflyPlus df;
+  df.radix = radix;
+  df.oversubscription = cluster.oversubscription;
+  df.leaf_downlinks = split.down;
+  df.leaf_uplinks = split.up;
+  // Shpiner et al. 2017 §3: a group is radix/2 leaves x (leaf uplinks) spines, complete bipartite; every
+  // spine spends its other radix/2 ports on global links, one to each other group at full scale.
+  df.leaves_per_group = radix / 2;
+  df.spines_per_group = split.up;
+  df.global_ports_per_group = df.spines_per_group * (radix - radix / 2);
+  const long long ports_per_group = static_cast<long long>(df.leaves_per_group) * split.down;
+  df.groups = ceil_div(ports, ports_per_group);
+  if (df.groups - 1 > df.global_ports_per_group) {
+    fail("scale_out.switch", "a dragonfly+ of radix " + std::to_string(radix) + " holds at most " +
+                                 std::to_string((df.global_ports_per_group + 1) * ports_per_group) + " NIC ports");
+  }
+  df.leaves = ceil_div(ports, split.down);
+  df.nodes_per_leaf = std::max(1, split.down / cluster.nics_per_node);
+  df.nodes_per_group = df.nodes_per_leaf * df.leaves_per_group;
+  topo.fabric = df;
+
+  Inventory& inv = topo.inventory;
+  inv.tiers = 2;
+  inv.tier_names = {"leaf", "spine", ""};
+  inv.switches_per_tier = {df.leaves, df.groups * df.spines_per_group, 0};
+  inv.host_links = static_cast<int>(ports);
+  inv.global_links = df.groups > 1 ? df.groups * df.global_ports_per_group / 2 : 0;
+  inv.switch_links = df.leaves * split.up + inv.global_links;
+  // Minimal route: leaf, spine, (global link), spine, leaf.
+  topo.diameter = df.groups > 1 ? 4 : (df.leaves > 1 ? 3 : 1);
+  const double local = std::min<double>(ports, static_cast<double>(df.leaves) * split.up) / 2.0;
+  double crossing = local;
+  if (df.groups > 1) {
+    const double links_per_pair = static_cast<double>(df.global_ports_per_group) / (df.groups - 1);
+    crossing = std::min(local, (df.groups / 2) * ((df.groups + 1) / 2) * links_per_pair);
+  }
+  topo.bisection = topo.nic_line_rate * crossing;
+}
+
+void size_torus(const ClusterSpec& cluster, Topology& topo) {
+  Torus torus;
+  torus.dimensions = topo.kind == TopologyKind::kTorus2D ? 2 : 3;
+  const int nics = cluster.nics_per_node;
+  if (nics < 2 * torus.dimensions) {
+    fail("scale_out.nics_per_node", "a " + std::to_string(torus.dimensions) + "D torus needs at least " +
+                                        std::to_string(2 * torus.dimensions) + " NIC ports per node, one per neighbour");
+  }
+  if (cluster.torus_dims.empty()) {
+    torus.dims = choose_torus_dims(topo.nodes, torus.dimensions);
+  } else {
+    if (static_cast<int>(cluster.torus_dims.size()) != torus.dimensions) {
+      fail("scale_out.torus_dims", "needs " + std::to_string(torus.dimensions) + " sizes");
+    }
+    long long product = 1;
+    for (int i = 0; i < torus.dimensions; ++i) {
+      if (cluster.torus_dims[i] < 1) fail("scale_out.torus_dims", "sizes must be positive");
+      torus.dims[i] = cluster.torus_dims[i];
+      product *= cluster.torus_dims[i];
+    }
+    if (product != topo.nodes) {
+      fail("scale_out.torus_dims", "sizes multiply to " + std::to_string(product) + ", not the " +
+                                       std::to_string(topo.nodes) + " nodes");
+    }
+  }
+  torus.ports_per_direction = static_cast<double>(nics) / (2.0 * torus.dimensions);
+  topo.fabric = torus;
+
+  Inventory& inv = topo.inventory;
+  inv.tiers = 0;
+  inv.direct_links = ceil_div(static_cast<long long>(topo.nodes) * nics, 2);
+  // Diameter Σ⌊kᵢ/2⌋ with wrap-around (Dally & Towles 2004 §5.2).
+  int kmax = 1;
+  topo.diameter = 0;
+  for (int k : torus.dims) {
+    topo.diameter += k / 2;
+    kmax = std::max(kmax, k);
+  }
+  // Bisection: cutting the longest ring twice (wrap-around) crosses 2·N/kmax neighbour bundles.
+  topo.bisection = kmax > 1 ? topo.nic_line_rate * (2.0 * topo.nodes / kmax * torus.ports_per_direction)
+                            : BytesPerSecond(0.0);
+}
+
+}  // namespace
+
+Topology build_topology(const ClusterSpec& cluster) {
+  if (cluster.gpus < 1) fail("gpus", "must be at least 1");
+  if (cluster.gpus_per_node < 1) fail("gpus_per_node", "must be at least 1");
+  if (cluster.nics_per_node < 1) fail("scale_out.nics_per_node", "must be at least 1");
+  const bool switched = cluster.topology != TopologyKind::kTorus2D && cluster.topology != TopologyKind::kTorus3D;
+  if (switched && cluster.switch_spec.radix < 4) fail("scale_out.switch.radix", "must be at least 4");
+
+  Topology topo;
+  topo.kind = cluster.topology;
+  topo.gpus = cluster.gpus;
+  topo.gpus_per_node = cluster.gpus_per_node;
+  topo.nodes = cluster.nodes();
+  topo.nics_per_node = cluster.nics_per_node;
+  topo.scale_up = size_scale_up(cluster);
+  const bool port_limited = switched && cluster.switch_spec.port_bandwidth.value > 0.0 &&
+                            cluster.switch_spec.port_bandwidth < cluster.link.line_rate;
+  topo.nic_line_rate = port_limited ? cluster.switch_spec.port_bandwidth : cluster.link.line_rate;
+  topo.nic_bandwidth = topo.nic_line_rate * cluster.link.efficiency;
+  topo.link_latency = cluster.link.latency;
+  topo.switch_latency = switched ? cluster.switch_spec.latency : Seconds(0.0);
+  topo.sharp = switched && cluster.switch_spec.in_network_reduction == InNetworkReduction::kSharp;
+
+  switch (cluster.topology) {
+    case TopologyKind::kFatTree:
+    case TopologyKind::kRailOptimized:
+    case TopologyKind::kRailOnly:
+      size_tree_fabric(cluster, topo);
+      break;
+    case TopologyKind::kDragonflyPlus:
+      size_dragonfly(cluster, topo);
+      break;
+    case TopologyKind::kTorus2D:
+    case TopologyKind::kTorus3D:
+      size_torus(cluster, topo);
+      break;
+  }
+  topo.inventory.nics = topo.nodes * cluster.nics_per_node;
+  topo.inventory.scale_up_domains = ceil_div(cluster.gpus, topo.scale_up.gpus);
+  price(cluster, topo.inventory);
+  return topo;
+}
+
+namespace {
+
+// Ranks of the communicator inside one block of `block` consecutive GPUs (a node or a domain).
+int ranks_per_block(const Communicator& comm, int block) {
+  if (comm.stride >= block) return 1;
+  return std::min(comm.ranks, ceil_div(block, comm.stride));
+}
+
+struct ScaleOutShape {
+  int hops = 1;
+  double bandwidth_factor = 1.0;  ///< oversubscription, global-link share
+};
+
+// Switches crossed and the share of the NIC rate left, for traffic spanning `span_nodes` nodes.
+ScaleOutShape tree_shape(const FatTree& tree, int span_nodes) {
+  if (span_nodes <= tree.nodes_per_leaf) return {1, 1.0};
+  const double r = tree.oversubscription < 1.0 ? 1.0 : tree.oversubscription;
+  if (span_nodes <= tree.nodes_per_pod || tree.tiers < 3) return {3, 1.0 / r};
+  return {5, 1.0 / r};
+}
+
+ScaleOutShape dragonfly_shape(const DragonflyPlus& df, int span_nodes, int nics_per_node) {
+  if (span_nodes <= df.nodes_per_leaf) return {1, 1.0};
+  const double r = df.oversubscription < 1.0 ? 1.0 : df.oversubscription;
+  if (span_nodes <= df.nodes_per_group || df.groups == 1) return {3, 1.0 / r};
+  const int groups = std::min(df.groups, ceil_div(span_nodes, df.nodes_per_group));
+  const double links_per_pair = static_cast<double>(df.global_ports_per_group) / (df.groups - 1);
+  // Minimal routes use the direct links to the other groups; Valiant routing through an intermediate group
+  // reaches half of all global ports (Kim et al. 2008 §4.2): the better of the two, shared by every NIC
+  // port of the group.
+  const double usable_ports = std::max(links_per_pair * (groups - 1), 0.5 * df.global_ports_per_group);
+  const double global_share = std::min(1.0, usable_ports / (static_cast<double>(df.nodes_per_group) * nics_per_node));
+  return {4, std::min(1.0 / r, global_share)};
+}
+
+}  // namespace
+
+LinkPath link_path(const Topology& topo, const Communicator& comm) {
+  if (comm.ranks < 1 || comm.stride < 1 || comm.concurrent_groups < 1) {
+    throw Error("communicator: ranks, stride and concurrent groups must be at least 1");
+  }
+  const long long last_gpu = static_cast<long long>(comm.ranks - 1) * comm.stride;
+  if (last_gpu >= topo.gpus) {
+    throw Error("communicator of " + std::to_string(comm.ranks) + " ranks with stride " +
+                std::to_string(comm.stride) + " needs GPU " + std::to_string(last_gpu) + " of a " +
+                std::to_string(topo.gpus) + "-GPU cluster");
+  }
+  LinkPath path;
+  path.kind = topo.kind;
+  path.ranks = comm.ranks;
+  path.ranks_per_node = ranks_per_block(comm, topo.gpus_per_node);
+  path.nodes = ceil_div(comm.ranks, path.ranks_per_node);
+  const int per_domain = ranks_per_block(comm, topo.scale_up.gpus);
+  const int span_nodes = static_cast<int>(last_gpu / topo.gpus_per_node) + 1;
+
+  LevelPath& up = path.scale_up;
+  up.ranks = per_domain;
+  if (per_domain > 1) {
+    up.bandwidth = topo.scale_up.bandwidth;
+    up.all_to_all_bandwidth = topo.scale_up.bandwidth;
+    up.line_rate = topo.scale_up.line_rate;
+    up.reduction_bandwidth = topo.scale_up.reduction_bandwidth;
+    up.latency = up.far_latency = topo.scale_up.latency;
+    up.hops = up.far_hops = 1;
+  }
+
+  LevelPath& out = path.scale_out;
+  out.ranks = ceil_div(comm.ranks, per_domain);
+  if (out.ranks == 1) return path;
+
+  // The node's NICs are shared by its ranks of this and of the concurrent communicators.
+  const int sharers = std::min(topo.gpus_per_node, path.ranks_per_node * comm.concurrent_groups);
+  const double nic_share = static_cast<double>(topo.nics_per_node) / sharers;
+  const BytesPerSecond rank_bandwidth = topo.nic_bandwidth * nic_share;
+  const BytesPerSecond rank_line = topo.nic_line_rate * nic_share;
+
+  if (const auto* torus = std::get_if<Torus>(&topo.fabric)) {
+    // Ranks fill dimension 0 first; rings and buckets talk to neighbours only (Chan et al. 2007 §3).
+    const auto& dims = torus->dims;
+    const long long plane = static_cast<long long>(dims[0]) * dims[1];
+    path.torus_extent = {std::min(span_nodes, dims[0]), std::min(ceil_div(span_nodes, dims[0]), dims[1]),
+                         std::min(ceil_div(span_nodes, plane), dims[2])};
+    int far_hops = 0;
+    int kmax = 1;
+    for (int i = 0; i < kMaxTorusDims; ++i) {
+      const int k = path.torus_extent[i];
+      if (k > 1) ++path.torus_dimensions;
+      far_hops += k == dims[i] ? k / 2 : k - 1;
+      kmax = std::max(kmax, k);
+    }
+    const double per_neighbour = torus->ports_per_direction;
+    out.bandwidth = rank_bandwidth * (per_neighbour / topo.nics_per_node);
+    out.line_rate = rank_line * (per_neighbour / topo.nics_per_node);
+    out.hops = 1;
+    out.far_hops = far_hops;
+    out.latency = topo.link_latency;
+    out.far_latency = topo.link_latency * far_hops;
+    // All-to-all: injection over all 2D neighbours, or the sub-torus bisection: half of every node's
+    // traffic crosses it, 2·N/kmax neighbour bundles wide (Dally & Towles 2004 §3.3).
+    const BytesPerSecond injection = out.bandwidth * (2.0 * path.torus_dimensions);
+    const int longest = [&] {
+      for (int i = 0; i < kMaxTorusDims; ++i) {
+        if (path.torus_extent[i] == kmax) return i;
+      }
+      return 0;
+    }();
+    const double bundles = (kmax == dims[longest] ? 2.0 : 1.0) * span_nodes / kmax;
+    const BytesPerSecond bisection = topo.nic_bandwidth * (bundles * per_neighbour);
+    const BytesPerSecond bisection_share = bisection * (4.0 / (static_cast<double>(span_nodes) * sharers));
+    out.all_to_all_bandwidth = std::min(injection, bisection_share);
+    return path;
+  }
+
+  ScaleOutShape shape;
+  if (const auto* tree = std::get_if<FatTree>(&topo.fabric)) {
+    shape = tree_shape(*tree, span_nodes);
+  } else if (const auto* rail = std::get_if<RailOptimized>(&topo.fabric)) {
+    shape = tree_shape(rail->tree, span_nodes);
+  } else if (const auto* rail_only = std::get_if<RailOnly>(&topo.fabric)) {
+    shape = tree_shape(rail_only->rail_tree, span_nodes);
+    path.cross_rail_via_scale_up = path.ranks_per_node > 1 || comm.stride % topo.gpus_per_node != 0;
+  } else if (const auto* df = std::get_if<DragonflyPlus>(&topo.fabric)) {
+    shape = dragonfly_shape(*df, span_nodes, topo.nics_per_node);
+  }
+  out.bandwidth = rank_bandwidth * shape.bandwidth_factor;
+  out.all_to_all_bandwidth = out.bandwidth;
+  out.line_rate = rank_line * shape.bandwidth_factor;
+  out.hops = out.far_hops = shape.hops;
+  out.latency = out.far_latency = topo.link_latency + topo.switch_latency * shape.hops;
+  if (topo.sharp) out.reduction_bandwidth = out.bandwidth;
+  return path;
+}
+
+LinkPath link_path(const ClusterSpec& cluster, const Communicator& comm) {
+  return link_path(build_topology(cluster), comm);
+}
+
+}  // namespace costmodel
