@@ -87,6 +87,7 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base) {
       g.efficiency.hbm = e.number("hbm", 0.01, 1.0);
       g.efficiency.attention = e.number("attention", 0.01, 1.0);
     }
+    g.efficiency.fitted = e.optional_string("fitted").value_or(g.efficiency.fitted);
     e.finish();
   }
   map.finish();

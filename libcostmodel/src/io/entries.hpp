@@ -2,6 +2,8 @@
 // Readers of one catalog entry (GPU, link, switch, model) from a YAML mapping (private). The same readers
 // serve the catalogs and the inline entries of cluster files; with a `base`, every field is an override.
 
+#include "costmodel/io/catalog.hpp"
+#include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/model.hpp"
 #include "yaml_reader.hpp"
@@ -19,5 +21,8 @@ namespace costmodel::yaml {
 [[nodiscard]] ModelSpec read_model(Map& map, const std::string& default_name);
 /// Scale-up overrides onto `base` (bandwidth, latency, domain, efficiency, in_network_reduction).
 [[nodiscard]] ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base);
+
+/// A cluster (DESIGN.md §4); catalog names resolve against `catalog`, inline entries are read in place.
+[[nodiscard]] ClusterSpec read_cluster(Map& map, const Catalog& catalog);
 
 }  // namespace costmodel::yaml

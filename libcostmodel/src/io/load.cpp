@@ -40,8 +40,11 @@ Spec name_or_inline(yaml::Map& parent, const std::string& key, Find find, Read r
   return read(inline_map, base);
 }
 
-ClusterSpec cluster_from(const yaml::Document& document, const Catalog& catalog) {
-  yaml::Map map(document.file, document.root, "");
+}  // namespace
+
+namespace yaml {
+
+ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
   ClusterSpec c;
   (void)map.optional_string("name");
   (void)map.optional_string("source");
@@ -74,20 +77,29 @@ ClusterSpec cluster_from(const yaml::Document& document, const Catalog& catalog)
   if (out.has("torus_dims")) {
     const YAML::Node dims = out.optional("torus_dims");
     if (!dims.IsSequence() || dims.size() < 2 || dims.size() > 3) {
-      throw Error(yaml::location_of(document.file, dims), out.field("torus_dims"),
+      throw Error(yaml::location_of(map.file(), dims), out.field("torus_dims"),
                   "expected a list of 2 or 3 sizes, got " + yaml::describe(dims));
     }
     for (size_t i = 0; i < dims.size(); ++i) {
       c.torus_dims.push_back(static_cast<int>(
-          yaml::as_integer(document.file, dims[i], out.field("torus_dims") + "[" + std::to_string(i) + "]", 1,
+          yaml::as_integer(map.file(), dims[i], out.field("torus_dims") + "[" + std::to_string(i) + "]", 1,
                            1 << 20)));
     }
   }
   out.finish();
   map.finish();
   const auto reasons = validate(c);
-  if (!reasons.empty()) throw Error(map.location(), "", reasons.front());
+  if (!reasons.empty()) throw Error(map.location(), map.path(), reasons.front());
   return c;
+}
+
+}  // namespace yaml
+
+namespace {
+
+ClusterSpec cluster_from(const yaml::Document& document, const Catalog& catalog) {
+  yaml::Map map(document.file, document.root, "");
+  return yaml::read_cluster(map, catalog);
 }
 
 }  // namespace

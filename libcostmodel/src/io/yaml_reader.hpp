@@ -81,6 +81,7 @@ class Map {
   /// "scale_out.link" for key "link" of the mapping at "scale_out".
   [[nodiscard]] std::string field(const std::string& key) const;
   [[nodiscard]] const std::string& file() const { return file_; }
+  [[nodiscard]] const std::string& path() const { return path_; }
   [[nodiscard]] const YAML::Node& node() const { return node_; }
   [[nodiscard]] ErrorLocation location() const { return location_of(file_, node_); }
   /// An Error at the value of `key` (or at this mapping when the key is absent).

@@ -20,13 +20,15 @@ constexpr std::array<std::string_view, kAlgorithmCount> kAlgorithmNames{
 // per-step latencies (scale_up.latency ~ hwLat NVLink LL 0.6 us) are LL-like, so the base is LL's too.
 constexpr double kRingBaseLatency = 6.6e-6;
 constexpr double kTreeBaseLatency = 6.8e-6;
-// NCCL src/graph/tuning.cc hwLat[NVLINK][NVLS][Simple] = 25 us, baseLat 0: NVLS runs the Simple protocol only.
+// NCCL src/graph/tuning.cc: tree busBw = min(busBw x 0.9, maxTreeBw) -- trees reach 90% of the ring's links.
+constexpr double kTreeBandwidthEfficiency = 0.9;
+// NCCL src/graph/tuning.cc hwLat[NVLINK][NVLS][Simple] = 25 us, baseLat 0 (NVLS runs Simple only).
 constexpr double kNvlsLatency = 25e-6;
 // A bandwidth no level falls below, so an empty level never divides by zero (no NaN, ever).
 constexpr double kMinBandwidth = 1e-3;
 
 struct Terms {
-  double latency = 0.0;  // s
+  double latency = 0.0;    // s
   double bandwidth = 0.0;  // s
 };
 
@@ -73,7 +75,9 @@ int floor_log2(int x) {
   while ((2 << steps) <= x) ++steps;
   return steps;
 }
-bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
+bool is_power_of_two(int x) {
+  return x > 0 && (x & (x - 1)) == 0;
+}
 
 // Fractions of the data that cross each level in a two-level reduce-scatter: (L-1)/L inside the domain,
 // then (N-1)/N of the remaining n/L across domains on every rail at once.
@@ -91,7 +95,9 @@ Terms ring(Collective c, const Shape& s, double n) {
   if (s.local > 1) bottleneck = s.up_bw;
   if (s.groups > 1) bottleneck = std::min(bottleneck, s.local * s.out_bw);
   const double pm1 = (s.p - 1.0) / s.p;
-  const double volume = all_reduce ? 2.0 * pm1 * n : (c == Collective::kBroadcast || c == Collective::kReduce) ? n : pm1 * n;
+  const double volume = all_reduce                                                  ? 2.0 * pm1 * n
+                        : (c == Collective::kBroadcast || c == Collective::kReduce) ? n
+                                                                                    : pm1 * n;
   return {kRingBaseLatency + (steps - inter) * s.up_latency + inter * s.out_latency, volume / bottleneck};
 }
 
@@ -108,7 +114,7 @@ Terms double_binary_tree(Collective c, const Shape& s, double n) {
     const double inter_volume = c == Collective::kAllReduce && s.groups > 2 ? 2.0 : 1.0;
     time = std::max(time, inter_volume * n / (s.local * s.out_bw));
   }
-  return {latency, time};
+  return {latency, time / kTreeBandwidthEfficiency};
 }
 
 // Recursive halving + doubling (Rabenseifner; Thakur et al. 2005 §4.4: log2 p steps per pass; a
@@ -119,7 +125,8 @@ Terms halving_doubling(Collective c, const Shape& s, double n) {
   const double step_latency = log_local * s.up_latency + log_groups * s.out_far_latency;
   if (c == Collective::kAllToAll) {
     const double up_a2a = s.up_bw;
-    return {kRingBaseLatency + step_latency, log_local * (n / 2) / up_a2a + log_groups * (n / 2) / s.out_a2a_bw};
+    return {kRingBaseLatency + step_latency,
+            log_local * (n / 2) / up_a2a + log_groups * (n / 2) / s.out_a2a_bw};
   }
   const double passes = (c == Collective::kReduceScatter || c == Collective::kAllGather) ? 1.0 : 2.0;
   double latency = kRingBaseLatency + passes * step_latency;
@@ -151,7 +158,8 @@ Terms hierarchical(Collective c, const Shape& s, double n) {
 Terms direct(Collective c, const Shape& s, double n) {
   if (c == Collective::kSendRecv) {
     const bool across = s.groups > 1;
-    return {kRingBaseLatency + (across ? s.out_far_latency : s.up_latency), n / (across ? s.out_bw : s.up_bw)};
+    return {kRingBaseLatency + (across ? s.out_far_latency : s.up_latency),
+            n / (across ? s.out_bw : s.up_bw)};
   }
   const double remote_peers = s.p - s.local;
   double latency = kRingBaseLatency + (s.local - 1) * s.up_latency + remote_peers * s.out_far_latency;
@@ -168,7 +176,8 @@ Terms direct(Collective c, const Shape& s, double n) {
 // rank), pipelined as NCCL's NVLS-tree does. NCCL tuning.cc: NVLS latency 25 us.
 Terms in_network(Collective c, const Shape& s, double n) {
   if (c != Collective::kAllReduce) return {kNvlsLatency, (s.p - 1.0) / s.p * n / s.up_reduction_bw};
-  const double latency = (s.local > 1 ? kNvlsLatency : kRingBaseLatency) + (s.groups > 1 ? 2 * s.out_far_latency : 0);
+  const double latency =
+      (s.local > 1 ? kNvlsLatency : kRingBaseLatency) + (s.groups > 1 ? 2 * s.out_far_latency : 0);
   double time = 0.0;
   if (s.local > 1) time = n / s.up_reduction_bw;
   if (s.groups > 1) time = std::max(time, n / s.local / s.out_reduction_bw);
@@ -184,10 +193,13 @@ Terms torus_bucket(Collective c, const LinkPath& path, const Shape& s, double n)
   const double links = 2.0 * std::max(1, path.torus_dimensions);
   const double time = (s.local - 1.0) / s.local * n / s.up_bw +
                       (s.groups - 1.0) / s.groups * (n / s.local) / (links * s.out_bw);
-  return {kRingBaseLatency + passes * ((s.local - 1) * s.up_latency + ring_steps * s.out_latency), passes * time};
+  return {kRingBaseLatency + passes * ((s.local - 1) * s.up_latency + ring_steps * s.out_latency),
+          passes * time};
 }
 
-bool is_torus(TopologyKind kind) { return kind == TopologyKind::kTorus2D || kind == TopologyKind::kTorus3D; }
+bool is_torus(TopologyKind kind) {
+  return kind == TopologyKind::kTorus2D || kind == TopologyKind::kTorus3D;
+}
 
 Terms evaluate(Collective c, Algorithm a, const LinkPath& path, const Shape& s, double n) {
   switch (a) {
@@ -214,8 +226,9 @@ Terms evaluate(Collective c, Algorithm a, const LinkPath& path, const Shape& s, 
 // What Auto chooses from: the algorithms NCCL implements (ring, tree, NVLS/CollNet, p2p for all-to-all and
 // send/recv) and, on a torus that NCCL does not drive, the bucket algorithm. Halving-doubling and
 // hierarchical are evaluated only when asked for.
-constexpr std::array<Algorithm, 5> kAutoCandidates{Algorithm::kRing, Algorithm::kDoubleBinaryTree, Algorithm::kDirect,
-                                                   Algorithm::kInNetwork, Algorithm::kTorusBucket};
+constexpr std::array<Algorithm, 5> kAutoCandidates{Algorithm::kRing, Algorithm::kDoubleBinaryTree,
+                                                   Algorithm::kDirect, Algorithm::kInNetwork,
+                                                   Algorithm::kTorusBucket};
 
 CommCost make_cost(Terms t, Algorithm a) {
   return CommCost{Seconds(t.latency + t.bandwidth), Seconds(t.latency), Seconds(t.bandwidth), a};
@@ -223,7 +236,9 @@ CommCost make_cost(Terms t, Algorithm a) {
 
 }  // namespace
 
-std::string_view to_string(Collective collective) { return kCollectiveNames[static_cast<int>(collective)]; }
+std::string_view to_string(Collective collective) {
+  return kCollectiveNames[static_cast<int>(collective)];
+}
 
 std::optional<Collective> parse_collective(std::string_view name) {
   for (int i = 0; i < kCollectiveCount; ++i) {
@@ -232,7 +247,9 @@ std::optional<Collective> parse_collective(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view to_string(Algorithm algorithm) { return kAlgorithmNames[static_cast<int>(algorithm)]; }
+std::string_view to_string(Algorithm algorithm) {
+  return kAlgorithmNames[static_cast<int>(algorithm)];
+}
 
 std::optional<Algorithm> parse_algorithm(std::string_view name) {
   for (int i = 0; i < kAlgorithmCount; ++i) {
@@ -300,17 +317,19 @@ bool applicable(Collective c, Algorithm a, const LinkPath& path) {
 
 CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& path) {
   if (!(n.value >= 0.0) || !std::isfinite(n.value)) throw Error("message size must be a finite size >= 0");
-  if (path.ranks <= 1) return CommCost{Seconds(0.0), Seconds(0.0), Seconds(0.0), a == Algorithm::kAuto ? Algorithm::kRing : a};
+  if (path.ranks <= 1)
+    return CommCost{Seconds(0.0), Seconds(0.0), Seconds(0.0), a == Algorithm::kAuto ? Algorithm::kRing : a};
   const Shape s = shape_of(path);
   if (a != Algorithm::kAuto) {
     if (!applicable(c, a, path)) {
-      throw Error("algorithm '" + std::string(to_string(a)) + "' does not implement " + std::string(to_string(c)) +
-                  " on this communicator");
+      throw Error("algorithm '" + std::string(to_string(a)) + "' does not implement " +
+                  std::string(to_string(c)) + " on this communicator");
     }
     return make_cost(evaluate(c, a, path, s, n.value), a);
   }
   // NCCL's tuner: the applicable algorithm with the smallest predicted time (enqueue.cc topoGetAlgoInfo).
-  CommCost best{Seconds(std::numeric_limits<double>::infinity()), Seconds(0.0), Seconds(0.0), Algorithm::kRing};
+  CommCost best{Seconds(std::numeric_limits<double>::infinity()), Seconds(0.0), Seconds(0.0),
+                Algorithm::kRing};
   for (Algorithm candidate : kAutoCandidates) {
     if (!applicable(c, candidate, path)) continue;
     const CommCost cost = make_cost(evaluate(c, candidate, path, s, n.value), candidate);
@@ -319,12 +338,13 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& pat
   return best;
 }
 
-CommCost collective_cost(Collective c, Algorithm a, Bytes n, int ranks, int stride, const ClusterSpec& cluster) {
+CommCost collective_cost(Collective c, Algorithm a, Bytes n, int ranks, int stride,
+                         const ClusterSpec& cluster) {
   return collective_cost(c, a, n, link_path(cluster, Communicator{ranks, stride, 1}));
 }
 
-std::optional<Bytes> crossover_size(Collective c, Algorithm small, Algorithm large, const LinkPath& path, Bytes lo,
-                                    Bytes hi) {
+std::optional<Bytes> crossover_size(Collective c, Algorithm small, Algorithm large, const LinkPath& path,
+                                    Bytes lo, Bytes hi) {
   auto large_wins = [&](double n) {
     return collective_cost(c, large, Bytes(n), path).time <= collective_cost(c, small, Bytes(n), path).time;
   };

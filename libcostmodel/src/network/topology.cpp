@@ -9,7 +9,9 @@
 namespace costmodel {
 namespace {
 
-constexpr int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
+constexpr int ceil_div(long long a, long long b) {
+  return static_cast<int>((a + b - 1) / b);
+}
 
 struct LeafSplit {
   int down = 1;
@@ -115,7 +117,9 @@ std::array<int, kMaxTorusDims> choose_torus_dims(int nodes, int dimensions) {
   return best;
 }
 
-bool is_optical(const LinkSpec& link) { return link.media.rfind("optical", 0) == 0; }
+bool is_optical(const LinkSpec& link) {
+  return link.media.rfind("optical", 0) == 0;
+}
 
 // Prices and power at catalog values: switches, one NIC per port, one transceiver per optical cable end.
 void price(const ClusterSpec& cluster, Inventory& inv) {
@@ -123,12 +127,15 @@ void price(const ClusterSpec& cluster, Inventory& inv) {
   for (int n : inv.switches_per_tier) inv.switches += n;
   inv.cables = inv.host_links + inv.switch_links + inv.direct_links;
   // Host and direct links follow the link's media; switch-to-switch links leave the rack: optical.
-  const int optical_cables = (is_optical(cluster.link) ? inv.host_links + inv.direct_links : 0) + inv.switch_links;
+  const int optical_cables =
+      (is_optical(cluster.link) ? inv.host_links + inv.direct_links : 0) + inv.switch_links;
   inv.optical_transceivers = 2 * optical_cables;
   const SwitchSpec& sw = cluster.switch_spec;
   const LinkSpec& link = cluster.link;
-  inv.capex = sw.price * inv.switches + link.nic_price * inv.nics + link.transceiver_price * inv.optical_transceivers;
-  inv.power = sw.power * inv.switches + link.nic_power * inv.nics + link.transceiver_power * inv.optical_transceivers;
+  inv.capex =
+      sw.price * inv.switches + link.nic_price * inv.nics + link.transceiver_price * inv.optical_transceivers;
+  inv.power =
+      sw.power * inv.switches + link.nic_power * inv.nics + link.transceiver_power * inv.optical_transceivers;
 }
 
 NvSwitchDomain size_scale_up(const ClusterSpec& cluster) {
@@ -156,7 +163,8 @@ void size_tree_fabric(const ClusterSpec& cluster, Topology& topo) {
   int copies = 1;
 
   if (topo.kind == TopologyKind::kFatTree || (topo.kind == TopologyKind::kRailOptimized && nics == 1)) {
-    FatTree t = ports <= radix ? single_switch(radix, r) : clos_over_leaves(ceil_div(ports, split.down), radix, split, r);
+    FatTree t = ports <= radix ? single_switch(radix, r)
+                               : clos_over_leaves(ceil_div(ports, split.down), radix, split, r);
     t.nodes_per_leaf = t.tiers == 1 ? nodes : std::max(1, t.leaf_downlinks / nics);
     t.nodes_per_pod = t.tiers == 3 ? t.nodes_per_leaf * (radix / 2) : nodes;
     topo.fabric = t;
@@ -177,8 +185,8 @@ void size_tree_fabric(const ClusterSpec& cluster, Topology& topo) {
     // Wang et al. 2023: every rail its own Clos over the nodes' NIC k; no switch joins two rails.
     RailOnly rail;
     rail.rails = nics;
-    rail.rail_tree =
-        nodes <= radix ? single_switch(radix, r) : clos_over_leaves(ceil_div(nodes, split.down), radix, split, r);
+    rail.rail_tree = nodes <= radix ? single_switch(radix, r)
+                                    : clos_over_leaves(ceil_div(nodes, split.down), radix, split, r);
     rail.rail_tree.nodes_per_leaf = rail.rail_tree.tiers == 1 ? nodes : split.down;
     rail.rail_tree.nodes_per_pod = rail.rail_tree.tiers == 3 ? split.down * (radix / 2) : nodes;
     topo.fabric = rail;
@@ -213,7 +221,8 @@ void size_dragonfly(const ClusterSpec& cluster, Topology& topo) {
   df.groups = ceil_div(ports, ports_per_group);
   if (df.groups - 1 > df.global_ports_per_group) {
     fail("scale_out.switch", "a dragonfly+ of radix " + std::to_string(radix) + " holds at most " +
-                                 std::to_string((df.global_ports_per_group + 1) * ports_per_group) + " NIC ports");
+                                 std::to_string((df.global_ports_per_group + 1) * ports_per_group) +
+                                 " NIC ports");
   }
   df.leaves = ceil_div(ports, split.down);
   df.nodes_per_leaf = std::max(1, split.down / cluster.nics_per_node);
@@ -244,7 +253,8 @@ void size_torus(const ClusterSpec& cluster, Topology& topo) {
   const int nics = cluster.nics_per_node;
   if (nics < 2 * torus.dimensions) {
     fail("scale_out.nics_per_node", "a " + std::to_string(torus.dimensions) + "D torus needs at least " +
-                                        std::to_string(2 * torus.dimensions) + " NIC ports per node, one per neighbour");
+                                        std::to_string(2 * torus.dimensions) +
+                                        " NIC ports per node, one per neighbour");
   }
   if (cluster.torus_dims.empty()) {
     torus.dims = choose_torus_dims(topo.nodes, torus.dimensions);
@@ -287,7 +297,8 @@ Topology build_topology(const ClusterSpec& cluster) {
   if (cluster.gpus < 1) fail("gpus", "must be at least 1");
   if (cluster.gpus_per_node < 1) fail("gpus_per_node", "must be at least 1");
   if (cluster.nics_per_node < 1) fail("scale_out.nics_per_node", "must be at least 1");
-  const bool switched = cluster.topology != TopologyKind::kTorus2D && cluster.topology != TopologyKind::kTorus3D;
+  const bool switched =
+      cluster.topology != TopologyKind::kTorus2D && cluster.topology != TopologyKind::kTorus3D;
   if (switched && cluster.switch_spec.radix < 4) fail("scale_out.switch.radix", "must be at least 4");
 
   Topology topo;
@@ -356,7 +367,8 @@ ScaleOutShape dragonfly_shape(const DragonflyPlus& df, int span_nodes, int nics_
   // reaches half of all global ports (Kim et al. 2008 §4.2): the better of the two, shared by every NIC
   // port of the group.
   const double usable_ports = std::max(links_per_pair * (groups - 1), 0.5 * df.global_ports_per_group);
-  const double global_share = std::min(1.0, usable_ports / (static_cast<double>(df.nodes_per_group) * nics_per_node));
+  const double global_share =
+      std::min(1.0, usable_ports / (static_cast<double>(df.nodes_per_group) * nics_per_node));
   return {4, std::min(1.0 / r, global_share)};
 }
 

@@ -22,7 +22,9 @@ struct EstimateOptions {
   std::optional<double> tokens;           ///< training tokens, for days and cost
   Algorithm dp_algorithm = Algorithm::kAuto;  ///< the DP gradient exchange's algorithm
   Algorithm tp_algorithm = Algorithm::kAuto;
-  bool causal_attention = true;  ///< flash-attention kernels skip the masked half of the score matrix
+  /// Fused (flash) attention: never materialises the s x s scores and, with a causal mask, skips the masked
+  /// half (Dao et al. 2022). Standard attention writes scores, softmax and dropout to HBM and computes all of it.
+  bool flash_attention = true;
 };
 
 /// Seconds per training step by where they go. Exposed terms add up to the step time.
@@ -54,6 +56,8 @@ enum InvalidReason : std::uint32_t {
 /// The estimate of one configuration. All numbers SI; never NaN.
 struct StepEstimate {
   Strategy strategy;
+  TopologyKind topology = TopologyKind::kFatTree;  ///< the fabric it was estimated on
+  double oversubscription = 1.0;
   std::uint32_t invalid = kValid;  ///< InvalidReason flags; the numbers below are 0 unless valid
   Seconds step_time;
   double tokens_per_s = 0;

@@ -57,13 +57,14 @@ struct CommCost {
 
 /// The cost of `collective` on `n` bytes over `path`. Auto keeps the fastest applicable algorithm among
 /// those NCCL implements (ring, tree, in-network, direct; torus-bucket on a torus), as NCCL's tuner does:
-/// small messages go to trees, large ones to rings or in-network reduction. Allocates nothing. Throws Error (kInput) if `algorithm` is not
-/// applicable, or n is negative.
-[[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n, const LinkPath& path);
+/// small messages go to trees, large ones to rings or in-network reduction. Allocates nothing. Throws Error
+/// (kInput) if `algorithm` is not applicable, or n is negative.
+[[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n,
+                                       const LinkPath& path);
 
 /// Convenience: the path of `ranks` GPUs with `stride` (one group, no concurrent groups) on `cluster`.
-[[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n, int ranks, int stride,
-                                       const ClusterSpec& cluster);
+[[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n, int ranks,
+                                       int stride, const ClusterSpec& cluster);
 
 /// The smallest message size in [lo, hi] from which `large` is no slower than `small` (to within 1%
 /// of the size), or nullopt if `large` is slower across the whole range or faster across it all.

@@ -96,7 +96,7 @@ struct Topology {
   std::variant<FatTree, RailOptimized, RailOnly, DragonflyPlus, Torus> fabric;
   NvSwitchDomain scale_up;
   Inventory inventory;
-  int diameter = 0;          ///< switches on the longest minimal NIC-to-NIC path; torus: link hops Σ⌊kᵢ/2⌋
+  int diameter = 0;  ///< switches on the longest minimal NIC-to-NIC path; torus: link hops Σ⌊kᵢ/2⌋
   BytesPerSecond bisection;  ///< per direction, at line rate
 
   int gpus = 0;
@@ -142,9 +142,9 @@ struct LinkPath {
   TopologyKind kind = TopologyKind::kFatTree;
   int ranks = 1;
   int ranks_per_node = 1;
-  int nodes = 1;       ///< nodes holding at least one rank
-  LevelPath scale_up;  ///< used when scale_up.ranks > 1
-  LevelPath scale_out;  ///< used when scale_out.ranks > 1
+  int nodes = 1;                                         ///< nodes holding at least one rank
+  LevelPath scale_up;                                    ///< used when scale_up.ranks > 1
+  LevelPath scale_out;                                   ///< used when scale_out.ranks > 1
   std::array<int, kMaxTorusDims> torus_extent{1, 1, 1};  ///< torus: nodes spanned per dimension
   int torus_dimensions = 0;                              ///< torus dimensions with extent > 1
   /// Rail-only: traffic between different rails of different nodes relays through the scale-up domain

@@ -1,0 +1,93 @@
+#pragma once
+// The planner: enumerate every candidate of the search space on every candidate fabric (and GPU count),
+// reject invalid splits, prune by the memory pre-check, estimate the rest, and keep the top K by an
+// objective and the Pareto front of (step time, cost, switches). Results are identical for any thread count.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "costmodel/estimate/step.hpp"
+#include "costmodel/search/objective.hpp"
+#include "costmodel/search/space.hpp"
+#include "costmodel/spec/cluster.hpp"
+#include "costmodel/spec/model.hpp"
+
+namespace costmodel {
+
+/// One candidate fabric: a scale-out topology kind and, optionally, its leaf oversubscription.
+struct TopologyChoice {
+  TopologyKind kind = TopologyKind::kFatTree;
+  std::optional<double> oversubscription;  ///< nullopt: the base cluster's
+};
+
+/// `--topology auto`: fat-tree at 1:1, 2:1 and 4:1, rail-optimized, rail-only, Dragonfly+ and a 3D torus
+/// (fabrics that cannot be built for the GPU count are skipped by plan()).
+[[nodiscard]] std::vector<TopologyChoice> auto_topologies();
+
+/// The inverse question: the cheapest GPU count that trains EstimateOptions::tokens within `days`.
+struct DeadlineSearch {
+  double days = 0;   ///< wall-clock days allowed for training
+  int min_gpus = 0;  ///< GPU counts searched: multiples of GPUs per node in [min_gpus, max_gpus]
+  int max_gpus = 0;
+};
+
+/// Everything plan() needs. The model's seq_len is the training sequence length.
+struct PlanRequest {
+  ModelSpec model;
+  ClusterSpec cluster;                     ///< the base cluster; topologies and GPU counts vary from it
+  std::vector<TopologyChoice> topologies;  ///< empty: the base cluster's fabric only
+  TrainingSettings training;
+  SearchSpace space;
+  Objective objective = Objective::kTime;
+  int top_k = 10;    ///< configurations kept
+  int threads = 0;   ///< worker threads; 0: std::thread::hardware_concurrency()
+  int closest = 3;   ///< closest rejected candidates reported when nothing is feasible
+  EstimateOptions options;
+  std::optional<DeadlineSearch> deadline;  ///< requires options.tokens
+};
+
+/// Why candidates were rejected: the InvalidReason bits, then out of memory and a missed deadline.
+inline constexpr int kRejectionReasonCount = 10;
+inline constexpr int kRejectedOutOfMemory = 8;
+inline constexpr int kRejectedDeadline = 9;
+/// The stable key of reason `index` (0..kRejectionReasonCount-1): "heads_indivisible", "out_of_memory", ...;
+/// index k < 8 is InvalidReason bit 1<<k.
+[[nodiscard]] std::string_view rejection_reason_name(int index);
+
+/// A candidate that did not make it, with every reason in words (explain()).
+struct RejectedCandidate {
+  StepEstimate estimate;
+  std::vector<std::string> reasons;
+};
+
+/// What plan() found.
+struct PlanResult {
+  std::vector<StepEstimate> top;     ///< best first, at most top_k
+  std::vector<StepEstimate> pareto;  ///< non-dominated (time, cost, switches), one per distinct score, ranked
+  /// Candidates examined. A split rejected before its inner knobs are expanded (e.g. heads % tp) counts once.
+  std::int64_t evaluated = 0;
+  std::int64_t feasible = 0;  ///< valid, fit in memory (and meet the deadline)
+  double elapsed_s = 0;       ///< wall-clock seconds of the search
+  int threads = 1;            ///< worker threads used
+  /// Rejections per reason (index as rejection_reason_name); a candidate invalid for several reasons
+  /// counts under each.
+  std::array<std::int64_t, kRejectionReasonCount> rejected{};
+  /// When nothing is feasible: the closest candidates (missed deadline, then least memory overflow,
+  /// then invalid ones), with their reasons.
+  std::vector<RejectedCandidate> closest;
+  std::vector<std::string> skipped_topologies;  ///< fabrics that could not be built, with the reason
+};
+
+/// Progress callback: the fraction of the work done, in [0, 1], called from the calling thread.
+using PlanProgress = std::function<void(double fraction_done)>;
+
+/// Runs the search. Throws Error (kInput) for a bad request (top_k < 1, a deadline without tokens,
+/// no fabric that can be built). An empty result is not an error: check `feasible`.
+[[nodiscard]] PlanResult plan(const PlanRequest& request, const PlanProgress& progress = {});
+
+}  // namespace costmodel

@@ -1,0 +1,373 @@
+#include "costmodel/estimate/step.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "costmodel/estimate/compute.hpp"
+
+namespace costmodel {
+namespace {
+
+// Bytes per parameter of mixed-precision Adam (Rajbhandari et al. 2020, ZeRO §3.1): fp32 master weights,
+// momentum and variance.
+constexpr double kOptimizerStateBytes = 12.0;
+// HBM traffic of one Adam step per parameter: read fp32 weight, m, v and gradient (16 B), write weight, m, v
+// (12 B) and the half-precision copy (2 B); rounded to 32 B with the gradient-norm pass (apex FusedAdam).
+constexpr double kOptimizerTrafficBytes = 32.0;
+// Bytes per element of replicated element-wise traffic per token and layer, forward (Korthikanti et al. 2022
+// §4.1 tensors): two LayerNorms read and write 2h each (8h), two residual adds read 4h and write 2h (12h),
+// two dropouts read 2h, write 2h and a 1-byte mask (10h): 30h bytes. The MLP activation reads and writes
+// its intermediate: 4f bytes (GELU) or 6f (gated: gate, up, product).
+constexpr double kElementwiseBytesPerHidden = 30.0;
+
+double gemm_seconds(const GpuSpec& gpu, Dtype dtype, double m, double n, double k) {
+  return gemm_time(gpu, dtype, m, n, k).value;
+}
+
+// Gradient bytes per parameter in memory and on the wire: Megatron-LM keeps fp32 main gradients with bf16
+// (it forces accumulate_allreduce_grads_in_fp32), fp16 gradients with fp16 (ZeRO's 2 + 2 + 12 bytes).
+double gradient_bytes(Dtype dtype) { return dtype == Dtype::kFp16 ? 2.0 : 4.0; }
+
+}  // namespace
+
+Estimator::Estimator(const ModelSpec& model, const ClusterSpec& cluster, const EstimateOptions& options)
+    : model_(model), cluster_(cluster), options_(options), topology_(build_topology(cluster)) {
+  const ParameterCount p = count_parameters(model_);
+  params_total_ = p.total;
+  const double h = static_cast<double>(model_.hidden);
+  params_embedding_ = static_cast<double>(model_.vocab) * h;
+  if (model_.position == PositionEmbedding::kLearned) params_embedding_ += static_cast<double>(model_.seq_len) * h;
+  params_output_ = static_cast<double>(model_.vocab) * h;  // untied: its own matrix; tied: Megatron's copy
+  params_per_layer_ = (p.total - p.embedding) / model_.layers;
+  const FlopsPerToken f = flops_per_token(model_, model_.seq_len, false);
+  model_flops_per_token_ = f.forward + f.backward;
+  recompute_flops_full_ = f.recompute_full;
+  recompute_flops_selective_ = f.recompute_selective;
+}
+
+std::uint32_t Estimator::check(const Strategy& st) const noexcept {
+  std::uint32_t reasons = kValid;
+  if (st.tp < 1 || st.pp < 1 || st.dp < 1 || st.cp < 1 || st.ep < 1 || st.vpp < 1 || st.micro_batch < 1 ||
+      st.global_batch < 1 || st.zero < 0 || st.zero > 3) {
+    return kBadDegree;
+  }
+  if (static_cast<long long>(st.tp) * st.pp * st.dp * st.cp != cluster_.gpus) reasons |= kBadProduct;
+  if (model_.heads % st.tp != 0 || (model_.kv_heads % st.tp != 0 && st.tp % model_.kv_heads != 0)) {
+    reasons |= kHeadsIndivisible;
+  }
+  if (model_.layers % (st.pp * st.vpp) != 0 || (st.vpp > 1 && st.pp == 1)) reasons |= kLayersIndivisible;
+  const long long per_step = static_cast<long long>(st.dp) * st.micro_batch;
+  if (st.global_batch % per_step != 0 || (st.vpp > 1 && (st.global_batch / per_step) % st.pp != 0)) {
+    reasons |= kBatchIndivisible;
+  }
+  if (model_.seq_len % st.cp != 0) reasons |= kSeqIndivisible;
+  if (st.ep > 1 && (!model_.is_moe() || model_.moe->experts % st.ep != 0 || st.dp % st.ep != 0)) {
+    reasons |= kExpertsIndivisible;
+  }
+  if (!cluster_.gpu.supports(st.dtype)) reasons |= kDtypeUnsupported;
+  return reasons;
+}
+
+MemoryBreakdown Estimator::memory(const Strategy& st) const noexcept {
+  MemoryBreakdown mem;
+  const double t = st.tp, p = st.pp, d = st.dp, ep = st.ep;
+  const double layers_per_stage = static_cast<double>(model_.layers) / p;
+  // Parameters on the first stage (embedding) and on the last (output layer or Megatron's tied copy).
+  double expert_params_per_layer = 0.0;
+  if (model_.is_moe()) {
+    const double g = model_.ffn == FfnKind::kGelu ? 2.0 : 3.0;
+    const double expert = g * static_cast<double>(model_.hidden) * static_cast<double>(model_.moe->expert_ffn_hidden);
+    expert_params_per_layer = expert * model_.moe->experts * model_.moe_layers() / model_.layers;
+  }
+  const double dense_per_layer = params_per_layer_ - expert_params_per_layer;
+  const double layer_params = layers_per_stage * (dense_per_layer / t + expert_params_per_layer / (t * ep));
+  const double first = layer_params + params_embedding_ / t;
+  const double last = layer_params + (p > 1 ? params_output_ / t : 0.0);
+  const double params = std::max(first, last);
+
+  const double grad_b = gradient_bytes(st.dtype);
+  // ZeRO stage 1 shards optimizer states over dp, 2 also gradients, 3 also weights (Rajbhandari et al. §5).
+  mem.weights = Bytes(params * 2.0 / (st.zero >= 3 ? d : 1.0));
+  mem.gradients = Bytes(params * grad_b / (st.zero >= 2 ? d : 1.0));
+  mem.optimizer = Bytes(params * kOptimizerStateBytes / (st.zero >= 1 ? d : 1.0));
+  if (st.compression.kind != CompressionKind::kNone) mem.error_feedback = Bytes(params * 4.0);
+
+  // Activations: 1F1B keeps min(p, m) micro-batches in flight on the first stage; interleaving adds
+  // (p - 1)/(p·v) (Korthikanti et al. 2022 §4.2.3 / Narayanan et al. 2021 §2.2). Under recompute, the
+  // backward pass of one layer rebuilds its full activations on top (Korthikanti et al. 2022 §4.3).
+  const double m = std::max(1, st.micro_batches());
+  double in_flight = std::min(p, m);
+  if (st.vpp > 1) in_flight *= 1.0 + (p - 1.0) / (p * st.vpp);
+  const std::int64_t seq = model_.seq_len / st.cp;
+  const bool sp = st.sequence_parallel && st.tp > 1;
+  const double per_layer = activation_bytes_per_layer(model_, seq, st.micro_batch, st.tp, sp, st.recompute);
+  const double rebuilt = st.recompute == Recompute::kNone
+                             ? 0.0
+                             : activation_bytes_per_layer(model_, seq, st.micro_batch, st.tp, sp, Recompute::kNone);
+  mem.activations = Bytes(in_flight * layers_per_stage * per_layer + rebuilt);
+  // The loss needs one micro-batch's logits: bf16 logits plus fp32 softmax for cross-entropy, split over tp
+  // (Megatron-LM's vocabulary-parallel cross-entropy).
+  const double tokens = static_cast<double>(st.micro_batch) * static_cast<double>(seq);
+  mem.logits = Bytes(tokens * static_cast<double>(model_.vocab) / t * (2.0 + 4.0));
+  mem.reserve = cluster_.gpu.memory_reserve;
+  mem.capacity = cluster_.gpu.hbm;
+  const double states = mem.weights.value + mem.gradients.value + mem.optimizer.value + mem.error_feedback.value +
+                        mem.reserve.value;
+  // With one stage the logits sit beside all activations; with more, on the last stage, which holds one
+  // micro-batch in flight.
+  const double first_stage = states + mem.activations.value + (p > 1 ? 0.0 : mem.logits.value);
+  const double last_stage = states + layers_per_stage * per_layer + rebuilt + mem.logits.value;
+  mem.total = Bytes(p > 1 ? std::max(first_stage, last_stage) : first_stage);
+  if (mem.total > mem.capacity) {
+    const std::pair<double, std::string_view> terms[] = {
+        {mem.weights.value, "weights"},       {mem.gradients.value, "gradients"},
+        {mem.optimizer.value, "optimizer"},   {mem.activations.value, "activations"},
+        {mem.logits.value, "logits"},         {mem.error_feedback.value, "error_feedback"}};
+    const auto* largest = std::max_element(std::begin(terms), std::end(terms),
+                                           [](const auto& a, const auto& b) { return a.first < b.first; });
+    mem.overflow = largest->second;
+  }
+  return mem;
+}
+
+namespace {
+
+// The cost of a collective, falling back to Auto when the requested algorithm cannot run on the path
+// (e.g. in-network reduction without SHARP).
+Seconds comm(Collective c, Algorithm a, double bytes, const LinkPath& path) {
+  if (bytes <= 0.0 || path.ranks <= 1) return Seconds(0.0);
+  if (a != Algorithm::kAuto && !applicable(c, a, path)) a = Algorithm::kAuto;
+  return collective_cost(c, a, Bytes(bytes), path).time;
+}
+
+}  // namespace
+
+StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {
+  StepEstimate e;
+  e.strategy = st;
+  e.topology = cluster_.topology;
+  e.oversubscription = cluster_.oversubscription;
+  e.switches = topology_.inventory.switches;
+  e.network_cost = topology_.inventory.capex;
+  e.power = Watts(cluster_.gpu.tdp.value * cluster_.gpus + topology_.inventory.power.value);
+  e.invalid = check(st);
+  if (!e.valid()) return e;
+
+  const GpuSpec& gpu = cluster_.gpu;
+  const Dtype dt = st.dtype;
+  const double h = static_cast<double>(model_.hidden);
+  const double q = static_cast<double>(model_.q_dim());
+  const double kv = static_cast<double>(model_.kv_dim());
+  const double f = static_cast<double>(model_.ffn_hidden);
+  const double V = static_cast<double>(model_.vocab);
+  const double s = static_cast<double>(model_.seq_len);
+  const double t = st.tp, p = st.pp, v = st.vpp;
+  const double m = st.micro_batches();
+  const double T = st.micro_batch * s / st.cp;  // tokens of one micro-batch on one GPU
+  const bool sp = st.sequence_parallel && st.tp > 1;
+  const double gated = model_.ffn == FfnKind::kGelu ? 1.0 : 2.0;
+  const double act_bytes = 2.0;  // bf16/fp16 activations (fp8 GEMMs still exchange bf16 activations)
+  const double layers_per_stage = model_.layers / p;
+  const double moe_share = model_.is_moe() ? static_cast<double>(model_.moe_layers()) / model_.layers : 0.0;
+
+  // ---- Compute of one layer, forward, on one GPU (Megatron-LM tensor-parallel GEMM shapes,
+  // Shoeybi et al. 2019 §3): QKV, projection, MLP up and down.
+  const double attention_gemms = gemm_seconds(gpu, dt, T, (q + 2 * kv) / t, h) + gemm_seconds(gpu, dt, T, h, q / t);
+  const double dense_mlp = gemm_seconds(gpu, dt, T, gated * f / t, h) + gemm_seconds(gpu, dt, T, h, f / t);
+  double moe_mlp = 0.0;
+  if (model_.is_moe()) {
+    const double fe = static_cast<double>(model_.moe->expert_ffn_hidden);
+    const double experts_local = static_cast<double>(model_.moe->experts) / st.ep;
+    // Balanced routing: each local expert sees ep·T·top_k / E tokens (Lepikhin et al. 2020, GShard §2).
+    const double tokens_per_expert = st.ep * T * model_.moe->top_k / model_.moe->experts;
+    moe_mlp = experts_local * (gemm_seconds(gpu, dt, tokens_per_expert, gated * fe / t, h) +
+                               gemm_seconds(gpu, dt, tokens_per_expert, h, fe / t)) +
+              model_.moe->shared_experts *
+                  (gemm_seconds(gpu, dt, T, gated * fe / t, h) + gemm_seconds(gpu, dt, T, h, fe / t)) +
+              gemm_seconds(gpu, dt, T, static_cast<double>(model_.moe->experts), h);  // router
+  }
+  const double mlp = (1.0 - moe_share) * dense_mlp + moe_share * moe_mlp;
+  // Attention core: 4·T·s·q/t FLOPs (QK^T and scores·V). Flash attention skips the causally masked half
+  // (Dao et al. 2022 §3); standard attention computes it all as batched GEMMs of inner size head_dim and
+  // moves the T x s scores per head through HBM: QK^T write (2 B), softmax read and write (4 B), dropout
+  // mask, read and write (5 B), read by scores·V (2 B): 13 bytes per score (Korthikanti et al. 2022 §4.1).
+  double attention_core = 0.0;
+  if (options_.flash_attention) {
+    attention_core = 2.0 * T * s * q / t / (gpu.peak(dt).value * gpu.efficiency.attention);
+  } else {
+    const double heads = model_.heads / t;
+    const double hd = static_cast<double>(model_.head_dim());
+    attention_core = heads * st.micro_batch *
+                         (gemm_seconds(gpu, dt, s / st.cp, s, hd) + gemm_seconds(gpu, dt, s / st.cp, hd, s)) +
+                     memory_bound_time(gpu, Bytes(13.0 * heads * T * s)).value;
+  }
+  // Element-wise traffic: replicated across tp without sequence parallelism, split with it.
+  const double intermediate = (model_.ffn == FfnKind::kGelu ? 4.0 : 6.0) * f / t;
+  const double elementwise_bytes = T * (kElementwiseBytesPerHidden * h / (sp ? t : 1.0) + intermediate);
+  const double elementwise = memory_bound_time(gpu, Bytes(elementwise_bytes)).value;
+  const double layer_forward = attention_gemms + mlp + attention_core + elementwise;
+  // Backward costs twice the forward (Narayanan et al. 2021 §5.1); recompute adds a forward pass (full) or
+  // the attention core (selective, Korthikanti et al. 2022 §5).
+  const double layer_recompute = st.recompute == Recompute::kFull        ? layer_forward
+                                 : st.recompute == Recompute::kSelective ? attention_core
+                                                                         : 0.0;
+  const double layer_compute = 3.0 * layer_forward + layer_recompute;
+  // The last stage also runs the output layer and the loss (vocabulary-parallel, 3 GEMM passes).
+  const double logits = 3.0 * gemm_seconds(gpu, dt, T, V / t, h) +
+                        memory_bound_time(gpu, Bytes(T * V / t * 12.0)).value;
+  const double stage_compute = layers_per_stage * layer_compute + logits;
+
+  // ---- Tensor parallelism: per layer 2 collectives forward and 2 backward (f and g of Shoeybi et al. 2019
+  // §3), 2 more under full recompute; sequence parallelism turns each AllReduce into a reduce-scatter +
+  // all-gather pair (Korthikanti et al. 2022 §4.2.2).
+  double tp_layer = 0.0;
+  if (st.tp > 1) {
+    const LinkPath tp_path = link_path(topology_, Communicator{st.tp, 1, std::max(1, cluster_.gpus_per_node / st.tp)});
+    const double n = T * h * act_bytes;
+    const double one = sp ? (comm(Collective::kReduceScatter, options_.tp_algorithm, n, tp_path) +
+                             comm(Collective::kAllGather, options_.tp_algorithm, n, tp_path))
+                                .value
+                          : comm(Collective::kAllReduce, options_.tp_algorithm, n, tp_path).value;
+    tp_layer = one * (st.recompute == Recompute::kFull ? 6.0 : 4.0);
+  }
+
+  // ---- Context parallelism (ring attention, Liu et al. 2023): cp - 1 K/V block exchanges forward, and
+  // K/V plus their gradients backward; overlapped with the attention core they feed.
+  double cp_layer = 0.0;
+  if (st.cp > 1) {
+    const LinkPath cp_path = link_path(topology_, Communicator{2, st.tp, 1});
+    const double block = 2.0 * T * kv / t * act_bytes;
+    const double forward = (st.cp - 1) * comm(Collective::kSendRecv, Algorithm::kAuto, block, cp_path).value;
+    cp_layer = std::max(0.0, forward - attention_core) + std::max(0.0, 2.0 * forward - 2.0 * attention_core);
+  }
+
+  // ---- Expert parallelism: dispatch and combine all-to-alls forward and backward per MoE layer
+  // (Lepikhin et al. 2020), two more under full recompute.
+  double ep_layer = 0.0;
+  if (st.ep > 1 && model_.is_moe()) {
+    const LinkPath ep_path = link_path(topology_, Communicator{st.ep, st.tp * st.cp, 1});
+    const double n = T * model_.moe->top_k * h * act_bytes;
+    ep_layer = moe_share * comm(Collective::kAllToAll, Algorithm::kAuto, n, ep_path).value *
+               (st.recompute == Recompute::kFull ? 6.0 : 4.0);
+  }
+
+  // ---- Pipeline: activations forward and gradients backward at every stage boundary, v times per
+  // micro-batch when interleaved; with sequence parallelism each TP rank sends its 1/t slice (Megatron-LM
+  // scatter-gather, Narayanan et al. 2021 §4.1).
+  double pp_microbatch = 0.0;
+  if (st.pp > 1) {
+    const int stage_stride = st.tp * st.cp * st.dp;
+    const LinkPath pp_path = link_path(topology_, Communicator{2, stage_stride, st.tp * st.cp});
+    const double n = T * h * act_bytes / (sp || st.tp > 1 ? t : 1.0);
+    pp_microbatch = 2.0 * v * comm(Collective::kSendRecv, Algorithm::kAuto, n, pp_path).value;
+  }
+
+  const double per_microbatch =
+      stage_compute + layers_per_stage * (tp_layer + cp_layer + ep_layer) + pp_microbatch;
+  // 1F1B: (m + p - 1) slots; interleaving shrinks the bubble to (p - 1)/v (Narayanan et al. 2021 §2.2).
+  const double bubble = (p - 1.0) / v * per_microbatch;
+
+  // ---- Data parallelism: gradients of the stage's parameters across dp (expert parameters across dp/ep).
+  const MemoryBreakdown mem = memory(st);
+  const double grad_b = gradient_bytes(dt);
+  double wire = grad_b;
+  if (st.compression.kind == CompressionKind::kFp16) wire = std::min(grad_b, 2.0);
+  if (st.compression.kind == CompressionKind::kInt8) wire = 1.0;
+  const double stage_params = mem.optimizer.value / kOptimizerStateBytes * (st.zero >= 1 ? st.dp : 1.0);
+  double dp_total = 0.0;
+  double dp_exposed = 0.0;
+  const double backward_window = 2.0 * layers_per_stage * layer_forward;  // the last micro-batch's backward
+  const double forward_window = layers_per_stage * layer_forward;
+  if (st.dp > 1) {
+    const LinkPath dp_path = link_path(topology_, Communicator{st.dp, st.tp * st.cp, st.tp * st.cp});
+    double reduce = 0.0, gather = 0.0;
+    if (st.compression.kind == CompressionKind::kTopK) {
+      // Top-k sparsified gradients cannot be summed in flight: every rank all-gathers everyone's values and
+      // int32 indices (4 + 4 bytes each), a volume that grows with dp (Shi et al. 2019 §3).
+      const double n = st.dp * st.compression.topk_fraction * stage_params * 8.0;
+      reduce = comm(Collective::kAllGather, Algorithm::kAuto, n, dp_path).value;
+    } else if (st.zero == 0) {
+      reduce = comm(Collective::kAllReduce, options_.dp_algorithm, stage_params * wire, dp_path).value;
+    } else {
+      // Distributed optimizer / ZeRO: reduce-scatter gradients, all-gather updated half-precision weights.
+      reduce = comm(Collective::kReduceScatter, options_.dp_algorithm, stage_params * wire, dp_path).value;
+      gather = comm(Collective::kAllGather, options_.dp_algorithm, stage_params * 2.0, dp_path).value;
+    }
+    if (st.zero >= 3) {
+      // ZeRO-3 / FSDP gathers the weights again for every micro-batch's forward and backward.
+      const double regather = comm(Collective::kAllGather, Algorithm::kAuto, stage_params * 2.0, dp_path).value;
+      const double per_mb = 2.0 * regather;
+      dp_total += m * per_mb;
+      dp_exposed += st.overlap ? m * std::max(0.0, per_mb - (3.0 * layers_per_stage * layer_forward)) : m * per_mb;
+    }
+    dp_total += reduce + gather;
+    // Bucketed overlap: gradient reduction hides behind the last micro-batch's backward, the weight
+    // all-gather behind the next step's first forward (Megatron-LM --overlap-grad-reduce/--overlap-param-gather).
+    dp_exposed += st.overlap ? std::max(0.0, reduce - backward_window) + std::max(0.0, gather - forward_window)
+                             : reduce + gather;
+  }
+
+  // ---- Optimizer step (memory bound) and the compression pass with error feedback.
+  const double local_params = stage_params / (st.zero >= 1 ? st.dp : 1.0);
+  double optimizer = memory_bound_time(gpu, Bytes(local_params * kOptimizerTrafficBytes)).value;
+  if (st.compression.kind != CompressionKind::kNone) {
+    optimizer += memory_bound_time(gpu, Bytes(stage_params * (grad_b + wire + 8.0))).value;
+  }
+
+  const double step = m * per_microbatch + bubble + dp_exposed + optimizer;
+  e.step_time = Seconds(step);
+  e.breakdown.compute = Seconds(m * stage_compute);
+  e.breakdown.tp_comm = Seconds(m * layers_per_stage * tp_layer);
+  e.breakdown.cp_comm = Seconds(m * layers_per_stage * cp_layer);
+  e.breakdown.ep_comm = Seconds(m * layers_per_stage * ep_layer);
+  e.breakdown.pp_comm = Seconds(m * pp_microbatch);
+  e.breakdown.pp_bubble = Seconds(bubble);
+  e.breakdown.dp_comm = Seconds(dp_total);
+  e.breakdown.dp_comm_exposed = Seconds(dp_exposed);
+  e.breakdown.optimizer = Seconds(optimizer);
+
+  const double tokens_per_step = static_cast<double>(st.global_batch) * s;
+  e.tokens_per_s = tokens_per_step / step;
+  const double recompute = st.recompute == Recompute::kFull        ? recompute_flops_full_
+                           : st.recompute == Recompute::kSelective ? recompute_flops_selective_
+                                                                   : 0.0;
+  const double per_gpu = tokens_per_step / step / cluster_.gpus;
+  e.model_tflops_per_gpu = model_flops_per_token_ * per_gpu / 1e12;
+  e.hardware_tflops_per_gpu = (model_flops_per_token_ + recompute) * per_gpu / 1e12;
+  const double peak = gpu.peak(dt).value / 1e12;
+  e.mfu = e.model_tflops_per_gpu / peak;
+  e.hfu = e.hardware_tflops_per_gpu / peak;
+  e.memory = mem;
+  e.fits_memory = mem.total <= mem.capacity;
+  if (options_.tokens) {
+    const double seconds = *options_.tokens / e.tokens_per_s;
+    e.training_days = seconds / kSecondsPerDay;
+    e.cost = Usd(gpu.hourly_price.value * seconds * cluster_.gpus);
+  }
+  return e;
+}
+
+StepEstimate estimate(const ModelSpec& model, const ClusterSpec& cluster, const Strategy& strategy,
+                      const EstimateOptions& options) {
+  return Estimator(model, cluster, options).evaluate(strategy);
+}
+
+std::vector<std::string> explain(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& cluster) {
+  std::vector<std::string> reasons = validate(e.strategy, model, cluster);
+  if (reasons.empty() && e.valid() && !e.fits_memory) {
+    reasons.push_back("needs " + format_quantity(e.memory.total.value, Dimension::kBytes) + " per GPU, " +
+                      format_quantity(e.memory.capacity.value, Dimension::kBytes) + " available; largest term: " +
+                      std::string(e.memory.overflow) + " (" +
+                      format_quantity(e.memory.overflow == "weights"       ? e.memory.weights.value
+                                      : e.memory.overflow == "gradients"   ? e.memory.gradients.value
+                                      : e.memory.overflow == "optimizer"   ? e.memory.optimizer.value
+                                      : e.memory.overflow == "activations" ? e.memory.activations.value
+                                      : e.memory.overflow == "logits"      ? e.memory.logits.value
+                                                                           : e.memory.error_feedback.value,
+                                      Dimension::kBytes) +
+                      ")");
+  }
+  return reasons;
+}
+
+}  // namespace costmodel

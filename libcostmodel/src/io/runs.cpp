@@ -1,0 +1,60 @@
+#include "costmodel/io/runs.hpp"
+
+#include "entries.hpp"
+#include "yaml_reader.hpp"
+
+namespace costmodel {
+
+std::vector<PublishedRun> load_published_runs(const std::string& path, const Catalog& catalog) {
+  const yaml::Document document = yaml::parse_file(path);
+  yaml::Map top(document.file, document.root, "");
+  const YAML::Node list = top.required("runs");
+  top.finish();
+  if (!list.IsSequence()) {
+    throw Error(yaml::location_of(path, list), "runs", "expected a list of runs, got " + yaml::describe(list));
+  }
+  std::vector<PublishedRun> runs;
+  for (size_t i = 0; i < list.size(); ++i) {
+    yaml::Map entry(path, list[i], "runs[" + std::to_string(i) + "]");
+    PublishedRun run;
+    run.id = entry.string("id");
+    run.source = entry.string("source");
+    run.confidence = entry.optional_choice("confidence", {"high", "medium", "low"}).value_or("medium");
+    yaml::Map model = entry.map("model");
+    run.model = yaml::read_model(model, run.id);
+    yaml::Map cluster = entry.map("cluster");
+    run.cluster = yaml::read_cluster(cluster, catalog);
+
+    yaml::Map training = entry.map("training");
+    StatedTraining& t = run.training;
+    const auto degree = [&](const char* key) -> std::optional<int> {
+      if (auto v = training.optional_integer(key, 1, 1 << 24)) return static_cast<int>(*v);
+      return std::nullopt;
+    };
+    t.tp = degree("tp");
+    t.pp = degree("pp");
+    t.dp = degree("dp");
+    t.cp = degree("cp");
+    t.ep = degree("ep");
+    t.vpp = degree("vpp");
+    t.micro_batch = degree("micro_batch");
+    t.global_batch = static_cast<int>(training.integer("global_batch", 1, 1 << 24));
+    if (auto r = training.optional_choice("recompute", {"none", "selective", "full"})) t.recompute = parse_recompute(*r);
+    if (auto z = training.optional_integer("zero", 0, 3)) t.zero = static_cast<int>(*z);
+    t.dtype = *parse_dtype(training.optional_choice("dtype", {"fp32", "tf32", "bf16", "fp16", "fp8"}).value_or("bf16"));
+    t.tokens = training.optional_number("tokens", 1.0, 1e18);
+    training.finish();
+
+    yaml::Map measured = entry.map("measured");
+    run.measured.tflops_per_gpu = measured.optional_number("tflops_per_gpu", 0.0, 1e6);
+    run.measured.hardware_convention = measured.choice("flops_convention", {"hardware", "model"}) == "hardware";
+    run.measured.mfu = measured.optional_number("mfu", 0.0, 1.0);
+    run.measured.training_days = measured.optional_number("training_days", 0.0, 1e6);
+    measured.finish();
+    entry.finish();
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+}  // namespace costmodel

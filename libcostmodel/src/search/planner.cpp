@@ -1,0 +1,384 @@
+#include "costmodel/search/planner.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+#include "costmodel/error.hpp"
+
+namespace costmodel {
+
+namespace {
+
+constexpr int kInvalidReasonBits = 8;
+constexpr int kMaxSkippedListed = 20;
+
+/// One (GPU count, fabric) pair: its estimator (fabric sized once) and its candidates.
+struct Target {
+  std::unique_ptr<Estimator> estimator;
+  std::shared_ptr<const CandidateSpace> space;
+};
+
+struct Ranked {
+  Score score;
+  StepEstimate estimate;
+};
+
+/// A rejected candidate remembered in case nothing is feasible. Category 0: missed the deadline (ratio =
+/// days / deadline), 1: out of memory (ratio = total / capacity), 2: invalid (ratio = number of reasons).
+struct Near {
+  int category = 0;
+  double ratio = 0;
+  Strategy strategy;
+  TopologyKind kind = TopologyKind::kFatTree;
+  double oversubscription = 1.0;
+  int target = 0;
+};
+
+bool near_before(const Near& a, const Near& b) {
+  if (a.category != b.category) return a.category < b.category;
+  if (a.ratio != b.ratio) return a.ratio < b.ratio;
+  return compare_configurations(a.strategy, a.kind, a.oversubscription, b.strategy, b.kind, b.oversubscription) < 0;
+}
+
+/// What one worker found; merged in a fixed way so the result does not depend on the thread count.
+struct Partial {
+  std::vector<Ranked> top;    // best first, at most top_k
+  std::vector<Ranked> front;  // non-dominated, one per distinct score
+  std::vector<Near> near;     // best first, at most `closest`
+  std::int64_t evaluated = 0;
+  std::int64_t feasible = 0;
+  std::array<std::int64_t, kRejectionReasonCount> rejected{};
+};
+
+class Search {
+ public:
+  Search(const PlanRequest& request, const std::vector<Target>& targets)
+      : request_(request), targets_(targets), price_(request.cluster.gpu.hourly_price) {
+    for (size_t t = 0; t < targets_.size(); ++t) {
+      for (size_t s = 0; s < targets_[t].space->splits().size(); ++s) {
+        items_.emplace_back(static_cast<int>(t), static_cast<int>(s));
+      }
+    }
+  }
+
+  [[nodiscard]] size_t items() const { return items_.size(); }
+  [[nodiscard]] double fraction_done() const {
+    return items_.empty() ? 1.0 : static_cast<double>(done_.load()) / static_cast<double>(items_.size());
+  }
+
+  /// Takes work items until none are left.
+  void work(Partial& p) {
+    p.top.reserve(static_cast<size_t>(request_.top_k) + 1);
+    p.near.reserve(static_cast<size_t>(request_.closest) + 1);
+    for (size_t i = next_.fetch_add(1); i < items_.size(); i = next_.fetch_add(1)) {
+      run_item(items_[i].first, items_[i].second, p);
+      done_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  void run_item(int target_index, int split_index, Partial& p) const {
+    const Target& target = targets_[static_cast<size_t>(target_index)];
+    const Estimator& estimator = *target.estimator;
+    const ClusterSpec& cluster = estimator.cluster();
+    const ParallelSplit& split = target.space->splits()[static_cast<size_t>(split_index)];
+    const auto remember = [&](int category, double ratio, const Strategy& s) {
+      if (request_.closest <= 0) return;
+      Near n{category, ratio, s, cluster.topology, cluster.oversubscription, target_index};
+      if (static_cast<int>(p.near.size()) == request_.closest && !near_before(n, p.near.back())) return;
+      p.near.insert(std::upper_bound(p.near.begin(), p.near.end(), n, near_before), n);
+      if (static_cast<int>(p.near.size()) > request_.closest) p.near.pop_back();
+    };
+    const auto count_invalid = [&](std::uint32_t flags, const Strategy& s) {
+      for (int bit = 0; bit < kInvalidReasonBits; ++bit) {
+        if ((flags >> bit) & 1u) ++p.rejected[static_cast<size_t>(bit)];
+      }
+      remember(2, std::popcount(flags), s);
+    };
+    if (split.invalid != kValid) {
+      ++p.evaluated;
+      count_invalid(split.invalid, target.space->representative(split));
+      return;
+    }
+    target.space->for_each_candidate(split, [&](const Strategy& s) {
+      ++p.evaluated;
+      if (const std::uint32_t flags = estimator.check(s); flags != kValid) {
+        count_invalid(flags, s);
+        return;
+      }
+      const MemoryBreakdown memory = estimator.memory(s);
+      if (memory.total > memory.capacity) {
+        ++p.rejected[kRejectedOutOfMemory];
+        remember(1, memory.total.value / memory.capacity.value, s);
+        return;
+      }
+      Ranked r{{}, estimator.evaluate(s)};
+      if (!r.estimate.valid()) {
+        count_invalid(r.estimate.invalid, s);
+        return;
+      }
+      if (!r.estimate.fits_memory) {
+        ++p.rejected[kRejectedOutOfMemory];
+        remember(1, r.estimate.memory.total.value / r.estimate.memory.capacity.value, s);
+        return;
+      }
+      if (request_.deadline) {
+        const double days = r.estimate.training_days.value_or(0.0);
+        if (days > request_.deadline->days) {
+          ++p.rejected[kRejectedDeadline];
+          remember(0, days / request_.deadline->days, s);
+          return;
+        }
+      }
+      ++p.feasible;
+      r.score = score(r.estimate, price_);
+      offer_front(p.front, r);
+      offer_top(p.top, std::move(r));
+    });
+  }
+
+  void offer_top(std::vector<Ranked>& top, Ranked&& r) const {
+    const auto before = [this](const Ranked& a, const Ranked& b) {
+      return ranks_before(a.score, a.estimate, b.score, b.estimate, request_.objective);
+    };
+    if (static_cast<int>(top.size()) == request_.top_k && !before(r, top.back())) return;
+    top.insert(std::upper_bound(top.begin(), top.end(), r, before), std::move(r));
+    if (static_cast<int>(top.size()) > request_.top_k) top.pop_back();
+  }
+
+  static void offer_front(std::vector<Ranked>& front, const Ranked& r) {
+    for (auto& f : front) {
+      if (dominates(f.score, r.score)) return;
+      if (f.score.step_time_s == r.score.step_time_s && f.score.cost_usd == r.score.cost_usd &&
+          f.score.switches == r.score.switches) {
+        if (compare_configurations(r.estimate, f.estimate) < 0) f = r;
+        return;
+      }
+    }
+    std::erase_if(front, [&](const Ranked& f) { return dominates(r.score, f.score); });
+    front.push_back(r);
+  }
+
+  const PlanRequest& request_;
+  const std::vector<Target>& targets_;
+  UsdPerSecond price_;
+  std::vector<std::pair<int, int>> items_;  // (target, split)
+  std::atomic<size_t> next_{0};
+  std::atomic<size_t> done_{0};
+};
+
+void check_request(const PlanRequest& request) {
+  if (request.top_k < 1) throw Error("top_k must be at least 1, not " + std::to_string(request.top_k));
+  if (request.threads < 0) throw Error("threads must not be negative");
+  if (request.deadline) {
+    const DeadlineSearch& d = *request.deadline;
+    if (!request.options.tokens) throw Error("a deadline search needs a token budget (--tokens)");
+    if (!(d.days > 0.0)) throw Error("the deadline must be a positive number of days");
+    if (d.min_gpus < 1 || d.max_gpus < d.min_gpus) {
+      throw Error("the GPU range must be A:B with 1 <= A <= B, not " + std::to_string(d.min_gpus) + ":" +
+                  std::to_string(d.max_gpus));
+    }
+  }
+}
+
+std::string choice_name(const TopologyChoice& choice, const ClusterSpec& cluster) {
+  std::ostringstream name;
+  name << to_string(choice.kind);
+  const double over = choice.oversubscription.value_or(cluster.oversubscription);
+  if (over != 1.0) name << ':' << over;
+  return name.str();
+}
+
+/// Builds one estimator per (GPU count, fabric); fabrics that cannot be built are listed in `skipped`.
+std::vector<Target> make_targets(const PlanRequest& request, std::vector<std::string>& skipped) {
+  std::vector<int> gpu_counts;
+  if (request.deadline) {
+    const int step = std::max(1, request.cluster.gpus_per_node);
+    for (int g = (request.deadline->min_gpus + step - 1) / step * step; g <= request.deadline->max_gpus; g += step) {
+      gpu_counts.push_back(g);
+    }
+    if (gpu_counts.empty()) throw Error("no multiple of the GPUs per node lies in the GPU range");
+  } else {
+    gpu_counts.push_back(request.cluster.gpus);
+  }
+  std::vector<TopologyChoice> choices = request.topologies;
+  if (choices.empty()) choices.push_back({request.cluster.topology, request.cluster.oversubscription});
+
+  std::vector<Target> targets;
+  int skipped_total = 0;
+  for (const int gpus : gpu_counts) {
+    ClusterSpec base = request.cluster;
+    base.gpus = gpus;
+    if (request.deadline) base.torus_dims.clear();
+    auto space = std::make_shared<const CandidateSpace>(request.space, request.model, gpus, base.scale_up_domain(),
+                                                        request.training);
+    if (space->splits().empty()) continue;
+    for (const auto& choice : choices) {
+      ClusterSpec cluster = base;
+      if (choice.kind != cluster.topology) cluster.torus_dims.clear();
+      cluster.topology = choice.kind;
+      cluster.oversubscription = choice.oversubscription.value_or(base.oversubscription);
+      try {
+        targets.push_back({std::make_unique<Estimator>(request.model, cluster, request.options), space});
+      } catch (const Error& error) {
+        if (++skipped_total <= kMaxSkippedListed) {
+          std::string what = choice_name(choice, base);
+          if (request.deadline) what += " on " + std::to_string(gpus) + " GPUs";
+          skipped.push_back(what + ": " + error.message());
+        }
+      }
+    }
+  }
+  if (skipped_total > kMaxSkippedListed) {
+    skipped.push_back("... and " + std::to_string(skipped_total - kMaxSkippedListed) + " more");
+  }
+  if (targets.empty() && !skipped.empty()) {
+    throw Error("no candidate fabric can be built: " + skipped.front());
+  }
+  return targets;
+}
+
+std::vector<Partial> run_workers(Search& search, int threads, const PlanProgress& progress) {
+  std::vector<Partial> partials(static_cast<size_t>(threads));
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
+  std::mutex mutex;
+  std::condition_variable finished;
+  int running = threads;
+  std::vector<std::thread> workers;
+  workers.reserve(static_cast<size_t>(threads));
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      try {
+        search.work(partials[static_cast<size_t>(t)]);
+      } catch (...) {
+        errors[static_cast<size_t>(t)] = std::current_exception();
+      }
+      const std::lock_guard lock(mutex);
+      --running;
+      finished.notify_all();
+    });
+  }
+  if (progress) {
+    std::unique_lock lock(mutex);
+    while (!finished.wait_for(lock, std::chrono::milliseconds(100), [&] { return running == 0; })) {
+      lock.unlock();
+      progress(search.fraction_done());
+      lock.lock();
+    }
+    lock.unlock();
+    progress(1.0);
+  }
+  for (auto& worker : workers) worker.join();
+  for (const auto& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+  return partials;
+}
+
+std::vector<StepEstimate> merge_top(const std::vector<Partial>& partials, const PlanRequest& request) {
+  std::vector<Ranked> all;
+  for (const auto& p : partials) all.insert(all.end(), p.top.begin(), p.top.end());
+  const auto before = [&](const Ranked& a, const Ranked& b) {
+    return ranks_before(a.score, a.estimate, b.score, b.estimate, request.objective);
+  };
+  std::sort(all.begin(), all.end(), before);
+  std::vector<StepEstimate> top;
+  for (size_t i = 0; i < all.size() && static_cast<int>(i) < request.top_k; ++i) top.push_back(all[i].estimate);
+  return top;
+}
+
+std::vector<StepEstimate> merge_front(const std::vector<Partial>& partials, const PlanRequest& request) {
+  std::vector<Ranked> all;
+  for (const auto& p : partials) all.insert(all.end(), p.front.begin(), p.front.end());
+  const auto before = [&](const Ranked& a, const Ranked& b) {
+    return ranks_before(a.score, a.estimate, b.score, b.estimate, request.objective);
+  };
+  // Best first: a point equal in score to an earlier one (a smaller configuration) is a duplicate.
+  std::sort(all.begin(), all.end(), before);
+  std::vector<StepEstimate> front;
+  for (size_t i = 0; i < all.size(); ++i) {
+    bool keep = true;
+    for (size_t j = 0; j < all.size() && keep; ++j) {
+      if (j == i) continue;
+      const Score& a = all[j].score;
+      const Score& b = all[i].score;
+      const bool same = a.step_time_s == b.step_time_s && a.cost_usd == b.cost_usd && a.switches == b.switches;
+      if (dominates(a, b) || (same && j < i)) keep = false;
+    }
+    if (keep) front.push_back(all[i].estimate);
+  }
+  return front;
+}
+
+std::vector<RejectedCandidate> merge_closest(const std::vector<Partial>& partials, const PlanRequest& request,
+                                             const std::vector<Target>& targets) {
+  std::vector<Near> all;
+  for (const auto& p : partials) all.insert(all.end(), p.near.begin(), p.near.end());
+  std::sort(all.begin(), all.end(), near_before);
+  if (static_cast<int>(all.size()) > request.closest) all.resize(static_cast<size_t>(std::max(0, request.closest)));
+  std::vector<RejectedCandidate> closest;
+  for (const auto& n : all) {
+    const Estimator& estimator = *targets[static_cast<size_t>(n.target)].estimator;
+    RejectedCandidate c{estimator.evaluate(n.strategy), {}};
+    c.reasons = explain(c.estimate, estimator.model(), estimator.cluster());
+    if (n.category == 0 && request.deadline) {
+      std::ostringstream text;
+      text << "needs " << c.estimate.training_days.value_or(0.0) << " days, over the deadline of "
+           << request.deadline->days << " days";
+      c.reasons.push_back(text.str());
+    }
+    closest.push_back(std::move(c));
+  }
+  return closest;
+}
+
+}  // namespace
+
+std::vector<TopologyChoice> auto_topologies() {
+  return {{TopologyKind::kFatTree, 1.0},      {TopologyKind::kFatTree, 2.0},       {TopologyKind::kFatTree, 4.0},
+          {TopologyKind::kRailOptimized, 1.0}, {TopologyKind::kRailOnly, 1.0},      {TopologyKind::kDragonflyPlus, 1.0},
+          {TopologyKind::kTorus3D, 1.0}};
+}
+
+std::string_view rejection_reason_name(int index) {
+  static constexpr std::array<std::string_view, kRejectionReasonCount> kNames = {
+      "bad_product",         "heads_indivisible", "layers_indivisible", "batch_indivisible", "seq_indivisible",
+      "experts_indivisible", "dtype_unsupported", "bad_degree",         "out_of_memory",     "deadline_missed"};
+  if (index < 0 || index >= kRejectionReasonCount) return "unknown";
+  return kNames[static_cast<size_t>(index)];
+}
+
+PlanResult plan(const PlanRequest& request, const PlanProgress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  check_request(request);
+  PlanResult result;
+  const std::vector<Target> targets = make_targets(request, result.skipped_topologies);
+
+  Search search(request, targets);
+  int threads = request.threads > 0 ? request.threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(std::max<size_t>(1, search.items()))));
+  result.threads = threads;
+  const std::vector<Partial> partials = run_workers(search, threads, progress);
+
+  for (const auto& p : partials) {
+    result.evaluated += p.evaluated;
+    result.feasible += p.feasible;
+    for (size_t k = 0; k < p.rejected.size(); ++k) result.rejected[k] += p.rejected[k];
+  }
+  result.top = merge_top(partials, request);
+  result.pareto = merge_front(partials, request);
+  if (result.feasible == 0) result.closest = merge_closest(partials, request, targets);
+  result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace costmodel

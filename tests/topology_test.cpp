@@ -1,0 +1,452 @@
+// Topology sizing (inventory, diameter, bisection) and the paths communicators see.
+// Every expected number is derived by hand in the comment above it.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "costmodel/error.hpp"
+#include "costmodel/network/topology.hpp"
+
+namespace costmodel {
+namespace {
+
+// Datasheet numbers (the catalog entries are loaded elsewhere; these tests stand alone).
+GpuSpec a100() {
+  GpuSpec gpu;
+  gpu.name = "a100-80gb";
+  gpu.scale_up.bandwidth = BytesPerSecond(300e9);  // 12 NVLink3 x 25 GB/s per direction
+  gpu.scale_up.domain = 8;
+  gpu.scale_up.latency = Seconds(0.7e-6);
+  gpu.scale_up.efficiency = 0.77;
+  return gpu;
+}
+
+GpuSpec h100() {
+  GpuSpec gpu;
+  gpu.name = "h100-sxm";
+  gpu.scale_up.bandwidth = BytesPerSecond(450e9);  // 18 NVLink4 x 25 GB/s per direction
+  gpu.scale_up.domain = 8;
+  gpu.scale_up.latency = Seconds(0.7e-6);
+  gpu.scale_up.in_network_reduction = true;
+  gpu.scale_up.efficiency = 0.82;
+  gpu.scale_up.in_network_efficiency = 0.61;
+  return gpu;
+}
+
+LinkSpec hdr() {
+  LinkSpec link;
+  link.name = "ib-hdr-200g";
+  link.line_rate = BytesPerSecond(25e9);  // 200 Gb/s
+  link.efficiency = 0.96;
+  link.latency = Seconds(1e-6);
+  link.media = "optical";
+  link.transceiver_power = Watts(4.5);
+  link.transceiver_price = Usd(700);
+  link.nic_power = Watts(20);
+  link.nic_price = Usd(1500);
+  return link;
+}
+
+LinkSpec ndr() {
+  LinkSpec link;
+  link.name = "ib-ndr-400g";
+  link.line_rate = BytesPerSecond(50e9);  // 400 Gb/s
+  link.efficiency = 0.94;
+  link.latency = Seconds(1e-6);
+  link.media = "optical";
+  link.transceiver_power = Watts(8.5);
+  link.transceiver_price = Usd(1000);
+  link.nic_power = Watts(25);
+  link.nic_price = Usd(2200);
+  return link;
+}
+
+SwitchSpec qm8700() {
+  SwitchSpec sw;
+  sw.name = "qm8700";
+  sw.radix = 40;
+  sw.port_bandwidth = BytesPerSecond(25e9);
+  sw.latency = Seconds(130e-9);
+  sw.power = Watts(253);
+  sw.price = Usd(18000);
+  sw.in_network_reduction = InNetworkReduction::kSharp;
+  return sw;
+}
+
+SwitchSpec qm9700() {
+  SwitchSpec sw;
+  sw.name = "qm9700";
+  sw.radix = 64;
+  sw.port_bandwidth = BytesPerSecond(50e9);
+  sw.latency = Seconds(130e-9);
+  sw.power = Watts(750);
+  sw.price = Usd(30000);
+  sw.in_network_reduction = InNetworkReduction::kSharp;
+  return sw;
+}
+
+ClusterSpec cluster(const GpuSpec& gpu, int gpus, int gpus_per_node, const LinkSpec& link, int nics,
+                    const SwitchSpec& sw, TopologyKind kind, double oversubscription = 1.0) {
+  ClusterSpec c;
+  c.gpu = gpu;
+  c.gpus = gpus;
+  c.gpus_per_node = gpus_per_node;
+  c.scale_up = gpu.scale_up;
+  // One NVLink domain per node unless a test builds a multi-node domain (NVL72) itself.
+  c.scale_up.domain = std::min(gpu.scale_up.domain, gpus_per_node);
+  c.topology = kind;
+  c.link = link;
+  c.nics_per_node = nics;
+  c.switch_spec = sw;
+  c.oversubscription = oversubscription;
+  return c;
+}
+
+ClusterSpec dgx_a100(int gpus, TopologyKind kind = TopologyKind::kFatTree, double r = 1.0) {
+  return cluster(a100(), gpus, 8, hdr(), 8, qm8700(), kind, r);
+}
+ClusterSpec dgx_h100(int gpus, TopologyKind kind) {
+  return cluster(h100(), gpus, 8, ndr(), 8, qm9700(), kind);
+}
+
+void check_tiers(const Inventory& inv, int leaf, int spine, int core) {
+  CHECK(inv.switches_per_tier[0] == leaf);
+  CHECK(inv.switches_per_tier[1] == spine);
+  CHECK(inv.switches_per_tier[2] == core);
+  CHECK(inv.switches == leaf + spine + core);
+}
+
+}  // namespace
+
+TEST_CASE("k-ary fat-tree of k=64 holds 65,536 hosts with 5,120 switches (Al-Fares et al. 2008)") {
+  // k^3/4 = 65,536 hosts; k pods x (k/2 edge + k/2 aggregation) = 4,096; (k/2)^2 = 1,024 core; total 5,120.
+  const Topology t = build_topology(cluster(a100(), 65536, 1, ndr(), 1, qm9700(), TopologyKind::kFatTree));
+  const Inventory& inv = t.inventory;
+  check_tiers(inv, 2048, 2048, 1024);
+  CHECK(inv.switches == 5120);
+  CHECK(inv.tiers == 3);
+  CHECK(inv.tier_names[2] == "core");
+  CHECK(inv.host_links == 65536);
+  // k^3/4 edge-aggregation links + k^3/4 aggregation-core links.
+  CHECK(inv.switch_links == 131072);
+  CHECK(t.diameter == 5);
+  // Non-blocking: half the hosts at 50 GB/s each.
+  CHECK(t.bisection.value == doctest::Approx(32768 * 50e9));
+}
+
+TEST_CASE("DGX SuperPOD of 64 scalable units: 512 leaf + 512 spine + 256 core (rail-optimized)") {
+  // 2,048 nodes x 8 rails, 64-port switches, 32 down / 32 up per leaf: a scalable unit is 32 nodes;
+  // leaves = 8 rails x 64 units = 512; pods of 32 leaves: 16 pods x 32 spines = 512; core = 512 x 32 / 64 =
+  // 256.
+  const Topology t = build_topology(dgx_h100(16384, TopologyKind::kRailOptimized));
+  const Inventory& inv = t.inventory;
+  check_tiers(inv, 512, 512, 256);
+  const auto& rail = std::get<RailOptimized>(t.fabric);
+  CHECK(rail.rails == 8);
+  CHECK(rail.nodes_per_unit == 32);
+  CHECK(inv.host_links == 16384);
+  CHECK(inv.switch_links == 32768);  // 512 x 32 leaf uplinks + the same again spine -> core
+  CHECK(inv.nics == 16384);
+  // Optical end to end: 2 x (16,384 + 32,768) = 98,304 transceivers.
+  CHECK(inv.optical_transceivers == 98304);
+  // 1,280 x $30,000 + 16,384 x $2,200 + 98,304 x $1,000 = $172,748,800.
+  CHECK(inv.capex.value == doctest::Approx(172748800.0));
+  // 1,280 x 750 W + 16,384 x 25 W + 98,304 x 8.5 W = 2,205,184 W.
+  CHECK(inv.power.value == doctest::Approx(2205184.0));
+  CHECK(t.diameter == 5);
+}
+
+TEST_CASE("fat-tree inventory at three sizes, 40-port HDR switches") {
+  SUBCASE("32 GPUs: 32 NIC ports fit one 40-port switch") {
+    const Topology t = build_topology(dgx_a100(32));
+    check_tiers(t.inventory, 1, 0, 0);
+    CHECK(t.inventory.tiers == 1);
+    CHECK(t.inventory.switch_links == 0);
+    CHECK(t.inventory.optical_transceivers == 64);
+    // $18,000 + 32 x $1,500 + 64 x $700 = $110,800; 253 + 32 x 20 + 64 x 4.5 = 1,181 W.
+    CHECK(t.inventory.capex.value == doctest::Approx(110800.0));
+    CHECK(t.inventory.power.value == doctest::Approx(1181.0));
+    CHECK(t.diameter == 1);
+    CHECK(t.bisection.value == doctest::Approx(16 * 25e9));
+  }
+  SUBCASE("512 GPUs: 2 tiers") {
+    // 512 ports / 20 down per leaf = 25.6 -> 26 leaves <= 40: 2 tiers; spines = 26 x 20 / 40 = 13.
+    const Topology t = build_topology(dgx_a100(512));
+    check_tiers(t.inventory, 26, 13, 0);
+    CHECK(t.inventory.switch_links == 520);
+    CHECK(t.diameter == 3);
+    CHECK(t.bisection.value == doctest::Approx(256 * 25e9));
+  }
+  SUBCASE("1,024 GPUs: 3 tiers with a partial pod") {
+    // 1,024 / 20 -> 52 leaves > 40: 3 tiers; pods of 20 leaves: 3 pods (20, 20, 12 leaves); 3 x 20
+    // aggregation; core = 52 x 20 / 40 = 26. Links: 1,040 leaf-aggregation + 1,040 aggregation-core.
+    const Topology t = build_topology(dgx_a100(1024));
+    check_tiers(t.inventory, 52, 60, 26);
+    CHECK(t.inventory.switch_links == 2080);
+    CHECK(t.inventory.optical_transceivers == 2 * (1024 + 2080));
+    CHECK(std::get<FatTree>(t.fabric).pods == 3);
+    CHECK(t.diameter == 5);
+  }
+  SUBCASE("3:1 oversubscription trades spines for bisection") {
+    // 64-port leaves split 48 down / 16 up; 1,024 / 48 -> 22 leaves; spines = ceil(22 x 16 / 64) = 6;
+    // bisection limited by 22 x 16 = 352 uplinks: 176 x 50 GB/s.
+    const Topology t =
+        build_topology(cluster(h100(), 1024, 8, ndr(), 8, qm9700(), TopologyKind::kFatTree, 3.0));
+    check_tiers(t.inventory, 22, 6, 0);
+    CHECK(t.bisection.value == doctest::Approx(176 * 50e9));
+  }
+  SUBCASE("a GPU count that fills no node: nodes and leaves round up") {
+    // 1,001 GPUs -> 126 nodes -> 1,008 ports -> 51 leaves; 3 tiers; 3 pods; core = 51 x 20 / 40 -> 26.
+    const Topology t = build_topology(dgx_a100(1001));
+    CHECK(t.nodes == 126);
+    check_tiers(t.inventory, 51, 60, 26);
+  }
+}
+
+TEST_CASE("rail-optimized inventory at three sizes, 64-port NDR switches") {
+  SUBCASE("one scalable unit, 256 GPUs: rail leaves joined by a spine") {
+    // 32 nodes: 8 rail leaves; spines = 8 x 32 / 64 = 4.
+    const Topology t = build_topology(dgx_h100(256, TopologyKind::kRailOptimized));
+    check_tiers(t.inventory, 8, 4, 0);
+    CHECK(t.diameter == 3);
+  }
+  SUBCASE("1,000 GPUs: partial scalable unit") {
+    // 125 nodes -> 4 units -> 32 leaves; spines = 32 x 32 / 64 = 16.
+    const Topology t = build_topology(dgx_h100(1000, TopologyKind::kRailOptimized));
+    check_tiers(t.inventory, 32, 16, 0);
+  }
+  SUBCASE("4,096 GPUs: 3 tiers") {
+    // 512 nodes = 16 units -> 128 leaves > 64; 4 pods x 32 spines = 128; core = 128 x 32 / 64 = 64.
+    const Topology t = build_topology(dgx_h100(4096, TopologyKind::kRailOptimized));
+    check_tiers(t.inventory, 128, 128, 64);
+    CHECK(t.inventory.switch_links == 2 * 128 * 32);
+  }
+}
+
+TEST_CASE("rail-only inventory at three sizes: no spine joins the rails (Wang et al. 2023)") {
+  SUBCASE("256 GPUs: one switch per rail") {
+    const Topology t = build_topology(dgx_h100(256, TopologyKind::kRailOnly));
+    check_tiers(t.inventory, 8, 0, 0);
+    CHECK(t.inventory.switch_links == 0);
+    CHECK(t.diameter == 1);
+  }
+  SUBCASE("4,096 GPUs: each rail a 2-tier Clos") {
+    // Per rail 512 nodes: 16 leaves + 16 x 32 / 64 = 8 spines = 24; 8 rails: 128 + 64 = 192 (rail-optimized:
+    // 320).
+    const Topology t = build_topology(dgx_h100(4096, TopologyKind::kRailOnly));
+    check_tiers(t.inventory, 128, 64, 0);
+    CHECK(t.inventory.switch_links == 8 * 16 * 32);
+    CHECK(t.diameter == 3);
+  }
+  SUBCASE("16,384 GPUs: 768 switches where the rail-optimized SuperPOD needs 1,280") {
+    // Per rail 2,048 nodes: 64 leaves (<= 64: 2 tiers) + 64 x 32 / 64 = 32 spines; x 8 rails.
+    const Topology only = build_topology(dgx_h100(16384, TopologyKind::kRailOnly));
+    const Topology optimized = build_topology(dgx_h100(16384, TopologyKind::kRailOptimized));
+    check_tiers(only.inventory, 512, 256, 0);
+    CHECK(only.inventory.switches < optimized.inventory.switches);
+    CHECK(only.inventory.capex < optimized.inventory.capex);
+  }
+}
+
+TEST_CASE("dragonfly+ inventory at three sizes (Shpiner et al. 2017)") {
+  // 64-port switches: a group is 32 leaves (32 down, 32 up) x 32 spines (32 down, 32 global):
+  // 1,024 host ports and 1,024 global ports per group.
+  SUBCASE("512 GPUs: one group, a leaf/spine Clos") {
+    // 512 ports -> 16 leaves; the group's 32 spines.
+    const Topology t = build_topology(dgx_h100(512, TopologyKind::kDragonflyPlus));
+    check_tiers(t.inventory, 16, 32, 0);
+    CHECK(t.inventory.global_links == 0);
+    CHECK(t.diameter == 3);
+  }
+  SUBCASE("4,096 GPUs: 4 groups") {
+    // 4,096 ports -> 4 groups, 128 leaves, 128 spines; global = 4 x 1,024 / 2 = 2,048 (341.3 per group pair);
+    // bisection: 2 x 2 group pairs x 341.3 = 1,365.3 links < 2,048 local.
+    const Topology t = build_topology(dgx_h100(4096, TopologyKind::kDragonflyPlus));
+    check_tiers(t.inventory, 128, 128, 0);
+    CHECK(t.inventory.global_links == 2048);
+    CHECK(t.inventory.switch_links == 128 * 32 + 2048);
+    CHECK(t.diameter == 4);
+    CHECK(t.bisection.value == doctest::Approx(4.0 * 1024.0 / 3.0 * 50e9));
+  }
+  SUBCASE("65,536 GPUs: 64 groups") {
+    // 65,536 ports -> 64 groups; 2,048 leaves + 2,048 spines; global = 64 x 1,024 / 2 = 32,768;
+    // bisection 32 x 32 pairs x 1,024/63 links = 16,644.06 links.
+    const Topology t = build_topology(dgx_h100(65536, TopologyKind::kDragonflyPlus));
+    check_tiers(t.inventory, 2048, 2048, 0);
+    CHECK(t.inventory.global_links == 32768);
+    CHECK(t.bisection.value == doctest::Approx(32.0 * 32.0 * 1024.0 / 63.0 * 50e9));
+  }
+  SUBCASE("too large for the radix") {
+    // 8-port switches: 4 leaves x 4 down = 16 ports per group, 16 global ports: at most 17 groups = 272
+    // ports.
+    SwitchSpec tiny = qm9700();
+    tiny.radix = 8;
+    CHECK_THROWS_AS(
+        (void)build_topology(cluster(h100(), 300, 1, ndr(), 1, tiny, TopologyKind::kDragonflyPlus)), Error);
+    CHECK_NOTHROW(
+        (void)build_topology(cluster(h100(), 272, 1, ndr(), 1, tiny, TopologyKind::kDragonflyPlus)));
+  }
+}
+
+TEST_CASE("torus inventory at three sizes: no switches, diameter Σ⌊k/2⌋") {
+  SUBCASE("2D 4x4, one accelerator per node with 4 ports") {
+    // 16 nodes x 4 ports / 2 = 32 links; diameter 2 + 2; bisection 2 x 16/4 bundles of 1 port.
+    const Topology t = build_topology(cluster(h100(), 16, 1, ndr(), 4, qm9700(), TopologyKind::kTorus2D));
+    const auto& torus = std::get<Torus>(t.fabric);
+    CHECK(torus.dims[0] == 4);
+    CHECK(torus.dims[1] == 4);
+    CHECK(t.inventory.switches == 0);
+    CHECK(t.inventory.direct_links == 32);
+    CHECK(t.inventory.optical_transceivers == 64);
+    CHECK(t.diameter == 4);
+    CHECK(t.bisection.value == doctest::Approx(8 * 50e9));
+    // 16 nodes x 4 NIC ports = 64 NICs x $2,200 + 64 transceivers x $1,000 = $204,800.
+    CHECK(t.inventory.nics == 64);
+    CHECK(t.inventory.capex.value == doctest::Approx(204800.0));
+  }
+  SUBCASE("3D 4x4x4 (TPU v4 block), 6 ports") {
+    // 64 x 6 / 2 = 192 links; diameter 6; bisection 2 x 64/4 = 32 ports.
+    const Topology t = build_topology(cluster(h100(), 64, 1, ndr(), 6, qm9700(), TopologyKind::kTorus3D));
+    const auto& torus = std::get<Torus>(t.fabric);
+    CHECK(torus.dims == std::array<int, 3>{4, 4, 4});
+    CHECK(t.inventory.direct_links == 192);
+    CHECK(t.diameter == 6);
+    CHECK(t.bisection.value == doctest::Approx(32 * 50e9));
+  }
+  SUBCASE("3D of 8-GPU nodes with given sides 16x8x8") {
+    // 1,024 nodes; diameter 8 + 4 + 4 = 16; 8 NICs over 6 directions = 4/3 port each;
+    // bisection 2 x 1,024/16 x 4/3 = 170.67 ports.
+    ClusterSpec c = dgx_h100(8192, TopologyKind::kTorus3D);
+    c.torus_dims = {16, 8, 8};
+    const Topology t = build_topology(c);
+    CHECK(t.diameter == 16);
+    CHECK(t.bisection.value == doctest::Approx(2.0 * 64.0 * 8.0 / 6.0 * 50e9));
+    c.torus_dims = {16, 8, 4};
+    CHECK_THROWS_AS((void)build_topology(c), Error);
+  }
+  SUBCASE("sides chosen for the smallest diameter") {
+    // 128 nodes in 3D: 8x4x4 (diameter 8) beats 16x8x1 (12) and 32x2x2 (18).
+    const Topology t = build_topology(dgx_h100(1024, TopologyKind::kTorus3D));
+    CHECK(std::get<Torus>(t.fabric).dims == std::array<int, 3>{8, 4, 4});
+    CHECK(t.diameter == 8);
+  }
+}
+
+TEST_CASE("scale-up domain: NVL8 boards and multi-node NVL72 racks") {
+  ClusterSpec c = dgx_h100(144, TopologyKind::kFatTree);
+  c.gpus_per_node = 4;
+  c.scale_up.domain = 72;
+  c.nics_per_node = 4;
+  const Topology t = build_topology(c);
+  CHECK(t.scale_up.gpus == 72);
+  CHECK(t.scale_up.nodes == 18);
+  CHECK(t.inventory.scale_up_domains == 2);
+  // 72 ranks stay inside one NVLink domain across 18 nodes; 144 span two domains.
+  const LinkPath one = link_path(t, Communicator{72, 1, 1});
+  CHECK(one.scale_up.ranks == 72);
+  CHECK(one.scale_out.ranks == 1);
+  const LinkPath two = link_path(t, Communicator{144, 1, 1});
+  CHECK(two.scale_up.ranks == 72);
+  CHECK(two.scale_out.ranks == 2);
+  CHECK(two.ranks_per_node == 4);
+  // NVLS: 450 GB/s x 0.61.
+  CHECK(two.scale_up.reduction_bandwidth.value == doctest::Approx(274.5e9));
+}
+
+TEST_CASE("paths: per-rank bandwidth, hops, latency and in-network reduction") {
+  SUBCASE("DGX A100, 64 ranks, 8 per node, non-blocking HDR") {
+    // 64 ports: 2 tiers (4 leaves of 20 ports: 2 nodes each); 8 nodes span 4 leaves: 3 switches.
+    // Per rank: 8 NICs x 25 GB/s x 0.96 / 8 ranks = 24 GB/s; latency 1 us + 3 x 130 ns = 1.39 us.
+    const LinkPath p = link_path(dgx_a100(64), Communicator{64, 1, 1});
+    CHECK(p.ranks_per_node == 8);
+    CHECK(p.nodes == 8);
+    CHECK(p.scale_up.ranks == 8);
+    CHECK(p.scale_up.bandwidth.value == doctest::Approx(231e9));  // 300 x 0.77
+    CHECK(p.scale_out.ranks == 8);
+    CHECK(p.scale_out.bandwidth.value == doctest::Approx(24e9));
+    CHECK(p.scale_out.line_rate.value == doctest::Approx(25e9));
+    CHECK(p.scale_out.hops == 3);
+    CHECK(p.scale_out.latency.value == doctest::Approx(1.39e-6));
+    CHECK(p.scale_out.reduction_bandwidth.value == doctest::Approx(24e9));  // SHARP
+    CHECK(p.scale_up.reduction_bandwidth.value == 0.0);                     // A100: no NVLS
+  }
+  SUBCASE("a DP group of stride 8 shares the NICs only with concurrent groups") {
+    // 16 ranks, one per node: alone it may drive all 8 NICs (192 GB/s); with the 8 TP-offset DP groups
+    // all-reducing at once, 24 GB/s each.
+    const ClusterSpec c = dgx_a100(128);
+    const LinkPath alone = link_path(c, Communicator{16, 8, 1});
+    const LinkPath together = link_path(c, Communicator{16, 8, 8});
+    CHECK(alone.ranks_per_node == 1);
+    CHECK(alone.scale_up.ranks == 1);
+    CHECK(alone.scale_out.bandwidth.value == doctest::Approx(192e9));
+    CHECK(together.scale_out.bandwidth.value == doctest::Approx(24e9));
+  }
+  SUBCASE("oversubscription caps traffic that leaves the leaf") {
+    // 3:1, 64-port leaves: 48 ports = 6 nodes per leaf. 6 nodes stay (1 hop, 47 GB/s per rank);
+    // 7 nodes leave (3 hops, 47 / 3 GB/s).
+    const ClusterSpec c = cluster(h100(), 1024, 8, ndr(), 8, qm9700(), TopologyKind::kFatTree, 3.0);
+    const LinkPath inside = link_path(c, Communicator{48, 1, 1});
+    const LinkPath outside = link_path(c, Communicator{56, 1, 1});
+    CHECK(inside.scale_out.hops == 1);
+    CHECK(inside.scale_out.bandwidth.value == doctest::Approx(47e9));
+    CHECK(outside.scale_out.hops == 3);
+    CHECK(outside.scale_out.bandwidth.value == doctest::Approx(47e9 / 3.0));
+  }
+  SUBCASE("rail-optimized: one switch within a scalable unit, five beyond a pod") {
+    const Topology t = build_topology(dgx_h100(16384, TopologyKind::kRailOptimized));
+    CHECK(link_path(t, Communicator{256, 1, 1}).scale_out.hops == 1);   // 32 nodes = 1 unit
+    CHECK(link_path(t, Communicator{1024, 1, 1}).scale_out.hops == 3);  // 128 nodes = 1 pod (4 units)
+    CHECK(link_path(t, Communicator{2048, 1, 1}).scale_out.hops == 5);  // 256 nodes: 2 pods
+    CHECK_FALSE(link_path(t, Communicator{2048, 1, 1}).cross_rail_via_scale_up);
+  }
+  SUBCASE("rail-only: cross-rail traffic relays over NVLink") {
+    const Topology t = build_topology(dgx_h100(4096, TopologyKind::kRailOnly));
+    CHECK(link_path(t, Communicator{64, 1, 1}).cross_rail_via_scale_up);  // 8 ranks per node, 8 rails
+    CHECK_FALSE(
+        link_path(t, Communicator{64, 8, 8}).cross_rail_via_scale_up);     // one rail (GPU 0 of each node)
+    CHECK(link_path(t, Communicator{64, 12, 1}).cross_rail_via_scale_up);  // GPUs 0, 12, 24: rails 0, 4, 0
+  }
+  SUBCASE("dragonfly+: leaving the group is capped by the global links") {
+    // 4 groups of 128 nodes (1,024 ports each); 1,024 global ports per group, 341.3 to each other group.
+    // 2 groups: max(341.3 minimal, 512 Valiant) / 1,024 ports = 0.5 of 47 GB/s; 4 groups: 1,024 / 1,024.
+    const Topology t = build_topology(dgx_h100(4096, TopologyKind::kDragonflyPlus));
+    const LinkPath two = link_path(t, Communicator{2048, 1, 1});
+    const LinkPath four = link_path(t, Communicator{4096, 1, 1});
+    CHECK(two.scale_out.hops == 4);
+    CHECK(two.scale_out.bandwidth.value == doctest::Approx(23.5e9));
+    CHECK(four.scale_out.bandwidth.value == doctest::Approx(47e9));
+    CHECK(link_path(t, Communicator{1024, 1, 1}).scale_out.hops == 3);  // one group
+  }
+  SUBCASE("torus: neighbour links, sub-torus extent, bisection-bound all-to-all") {
+    // 4x4x4 of single-accelerator nodes with 6 ports: neighbour 1 port = 47 GB/s; 16 ranks fill a 4x4 plane
+    // (extent 4, 4, 1; far hops 2 + 2). All-to-all: injection 4 x 47; bisection of the plane 2 x 16/4 ports
+    // -> 4 x 8 x 47 / 16 = 94 GB/s per rank.
+    const Topology t = build_topology(cluster(h100(), 64, 1, ndr(), 6, qm9700(), TopologyKind::kTorus3D));
+    const LinkPath p = link_path(t, Communicator{16, 1, 1});
+    CHECK(p.torus_extent == std::array<int, 3>{4, 4, 1});
+    CHECK(p.torus_dimensions == 2);
+    CHECK(p.scale_out.bandwidth.value == doctest::Approx(47e9));
+    CHECK(p.scale_out.far_hops == 4);
+    CHECK(p.scale_out.all_to_all_bandwidth.value == doctest::Approx(94e9));
+    CHECK(p.scale_out.reduction_bandwidth.value == 0.0);
+  }
+  SUBCASE("a communicator beyond the cluster is an input error") {
+    CHECK_THROWS_AS((void)link_path(dgx_a100(64), Communicator{65, 1, 1}), Error);
+    CHECK_THROWS_AS((void)link_path(dgx_a100(64), Communicator{9, 8, 1}), Error);
+    CHECK_THROWS_AS((void)link_path(dgx_a100(64), Communicator{0, 1, 1}), Error);
+  }
+}
+
+TEST_CASE("more GPUs never cut the switch count") {
+  for (TopologyKind kind : {TopologyKind::kFatTree, TopologyKind::kRailOptimized, TopologyKind::kRailOnly,
+                            TopologyKind::kDragonflyPlus}) {
+    int previous = 0;
+    for (int gpus = 8; gpus <= 32768; gpus += 392) {
+      const int switches = build_topology(dgx_h100(gpus, kind)).inventory.switches;
+      CHECK(switches >= previous);
+      previous = switches;
+    }
+  }
+}
+
+}  // namespace costmodel
