@@ -15,6 +15,8 @@
 // clang-format off
 #define COSTMODEL_COMMANDS(X)                                                   \
   X(catalog, "list the catalogs: GPUs, links, switches, models, topologies")    \
+  X(plan, "rank every parallel configuration by step time, cost or switches")   \
+  X(estimate, "step time, memory, MFU, days and cost of one parallel split")     \
   /* one X(...) line per command above; each line ends with a backslash */
 // clang-format on
 

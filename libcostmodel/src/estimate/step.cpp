@@ -235,7 +235,7 @@ StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {
   // K/V plus their gradients backward; overlapped with the attention core they feed.
   double cp_layer = 0.0;
   if (st.cp > 1) {
-    const LinkPath cp_path = link_path(topology_, Communicator{2, st.tp, 1});
+    const LinkPath cp_path = link_path(topology_, Communicator{st.cp, st.tp, st.tp});
     const double block = 2.0 * T * kv / t * act_bytes;
     const double forward = (st.cp - 1) * comm(Collective::kSendRecv, Algorithm::kAuto, block, cp_path).value;
     cp_layer = std::max(0.0, forward - attention_core) + std::max(0.0, 2.0 * forward - 2.0 * attention_core);
@@ -245,7 +245,7 @@ StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {
   // (Lepikhin et al. 2020), two more under full recompute.
   double ep_layer = 0.0;
   if (st.ep > 1 && model_.is_moe()) {
-    const LinkPath ep_path = link_path(topology_, Communicator{st.ep, st.tp * st.cp, 1});
+    const LinkPath ep_path = link_path(topology_, Communicator{st.ep, st.tp * st.cp, st.tp * st.cp});
     const double n = T * model_.moe->top_k * h * act_bytes;
     ep_layer = moe_share * comm(Collective::kAllToAll, Algorithm::kAuto, n, ep_path).value *
                (st.recompute == Recompute::kFull ? 6.0 : 4.0);
@@ -257,7 +257,7 @@ StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {
   double pp_microbatch = 0.0;
   if (st.pp > 1) {
     const int stage_stride = st.tp * st.cp * st.dp;
-    const LinkPath pp_path = link_path(topology_, Communicator{2, stage_stride, st.tp * st.cp});
+    const LinkPath pp_path = link_path(topology_, Communicator{2, stage_stride, stage_stride});
     const double n = T * h * act_bytes / (sp || st.tp > 1 ? t : 1.0);
     pp_microbatch = 2.0 * v * comm(Collective::kSendRecv, Algorithm::kAuto, n, pp_path).value;
   }

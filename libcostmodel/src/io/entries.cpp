@@ -34,6 +34,9 @@ ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base) {
     s.in_network_reduction = map.boolean("in_network_reduction");
   }
   s.efficiency = map.optional_number("efficiency", 0.01, 1.0).value_or(s.efficiency);
+  (void)map.optional_string("calibration");  // where the efficiencies come from: documentation only
+  s.in_network_efficiency =
+      map.optional_number("in_network_efficiency", 0.01, 1.0).value_or(s.in_network_efficiency);
   map.finish();
   return s;
 }

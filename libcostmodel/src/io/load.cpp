@@ -1,5 +1,6 @@
 #include "costmodel/io/load.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "entries.hpp"
@@ -54,6 +55,9 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
   c.gpus = static_cast<int>(map.integer("gpus", 1, 1 << 30));
   c.gpus_per_node = static_cast<int>(map.optional_integer("gpus_per_node", 1, 1 << 16).value_or(8));
   c.scale_up = c.gpu.scale_up;
+  // A baseboard domain (8 GPUs or fewer) cannot span nodes: with fewer GPUs per node it shrinks to the
+  // node. Larger domains (GB200 NVL72) are rack-scale and span nodes by design.
+  if (c.scale_up.domain <= 8) c.scale_up.domain = std::min(c.scale_up.domain, c.gpus_per_node);
   if (map.has("scale_up")) {
     yaml::Map scale_up = map.map("scale_up");
     c.scale_up = yaml::read_scale_up(scale_up, &c.gpu.scale_up);
@@ -148,6 +152,10 @@ ClusterSpec apply_cluster_options(ClusterSpec c, const ClusterOptions& o, const 
   }
   if (o.gpus) c.gpus = *o.gpus;
   if (o.gpus_per_node) c.gpus_per_node = *o.gpus_per_node;
+  if (o.gpu || o.gpus_per_node) {
+    c.scale_up.domain = c.gpu.scale_up.domain;
+    if (c.scale_up.domain <= 8) c.scale_up.domain = std::min(c.scale_up.domain, c.gpus_per_node);
+  }
   if (o.link) {
     c.link = catalog.link(*o.link);
     if (!o.switch_name) c.switch_spec = catalog.default_switch_for(c.link);

@@ -1,5 +1,6 @@
 #include "costmodel/spec/strategy.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -37,6 +38,12 @@ Compression parse_compression(std::string_view text) {
     throw Error("top-k fraction must be a number in (0, 1], got '" + std::string(text.substr(5)) + "'");
   }
   throw Error("unknown compression '" + std::string(text) + "'; expected none, fp16, int8 or topk:FRACTION");
+}
+
+int default_global_batch(const ModelSpec& model) {
+  constexpr double kTokensPerBatch = 4194304.0;  // 2^22
+  const double sequences = kTokensPerBatch / static_cast<double>(std::max<std::int64_t>(1, model.seq_len));
+  return static_cast<int>(std::max(1.0, std::floor(sequences)));
 }
 
 std::vector<std::string> validate(const Strategy& st, const ModelSpec& model, const ClusterSpec& cluster) {

@@ -1,0 +1,285 @@
+// search/objective and search/planner: pruning, ranking and ties, Pareto dominance, determinism across
+// thread counts, nothing feasible, fabric search and the deadline search.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "costmodel/error.hpp"
+#include "costmodel/io/catalog.hpp"
+#include "costmodel/io/load.hpp"
+#include "costmodel/io/results.hpp"
+#include "costmodel/search/planner.hpp"
+
+namespace costmodel {
+namespace {
+
+/// Megatron 1.7B (24 layers, 24 heads) on 32 A100-80GB: tens of thousands of candidates.
+PlanRequest small_request() {
+  const Catalog catalog = load_catalog();
+  PlanRequest r;
+  r.model = resolve_model("megatron-1.7b", catalog);
+  r.cluster = default_cluster(catalog);
+  r.cluster.gpus = 32;
+  r.training.global_batch = 64;
+  r.top_k = 5;
+  r.threads = 2;
+  return r;
+}
+
+std::string dump(const std::vector<StepEstimate>& estimates) {
+  std::ostringstream out;
+  for (const auto& e : estimates) out << configuration_json(e).dump(0) << '\n';
+  return out.str();
+}
+
+TEST_CASE("dominance over (time, cost, switches)") {
+  const Score a{1.0, 10.0, 5};
+  CHECK(dominates(a, Score{2.0, 10.0, 5}));
+  CHECK(dominates(a, Score{1.0, 11.0, 5}));
+  CHECK(dominates(a, Score{1.0, 10.0, 6}));
+  CHECK_FALSE(dominates(a, a));                     // equal: neither dominates
+  CHECK_FALSE(dominates(a, Score{0.5, 20.0, 5}));   // a trade-off
+  CHECK_FALSE(dominates(Score{2.0, 10.0, 5}, a));
+}
+
+TEST_CASE("ranking: objective first, then the other two, then the configuration") {
+  StepEstimate x;
+  StepEstimate y;
+  x.strategy.tp = 2;
+  y.strategy.tp = 4;
+  const Score fast{1.0, 20.0, 9};
+  const Score cheap{2.0, 10.0, 9};
+  CHECK(ranks_before(fast, x, cheap, y, Objective::kTime));
+  CHECK(ranks_before(cheap, y, fast, x, Objective::kCost));
+  // switches tie: time breaks it, then cost
+  CHECK(ranks_before(fast, y, cheap, x, Objective::kSwitches));
+  CHECK(ranks_before(Score{1.0, 5.0, 9}, y, Score{1.0, 6.0, 9}, x, Objective::kSwitches));
+  // a full tie falls to the configuration: tp 2 before tp 4, whatever the argument order
+  CHECK(ranks_before(fast, x, fast, y, Objective::kTime));
+  CHECK_FALSE(ranks_before(fast, y, fast, x, Objective::kTime));
+  CHECK_FALSE(ranks_before(fast, x, fast, x, Objective::kTime));  // irreflexive
+  CHECK(compare_configurations(x, x) == 0);
+  y.strategy = x.strategy;
+  y.topology = TopologyKind::kRailOnly;
+  CHECK(compare_configurations(x, y) < 0);
+}
+
+TEST_CASE("score: cost per step without tokens, training cost with them") {
+  StepEstimate e;
+  e.strategy.tp = 2;
+  e.strategy.dp = 4;
+  e.step_time = Seconds(3.0);
+  e.switches = 7;
+  const Score s = score(e, UsdPerSecond(0.001));
+  CHECK(s.step_time_s == 3.0);
+  CHECK(s.cost_usd == doctest::Approx(8 * 3.0 * 0.001));
+  CHECK(s.switches == 7);
+  e.cost = Usd(1234.0);
+  CHECK(score(e, UsdPerSecond(0.001)).cost_usd == 1234.0);
+}
+
+TEST_CASE("objective names round-trip") {
+  for (const auto o : {Objective::kTime, Objective::kCost, Objective::kSwitches}) {
+    CHECK(parse_objective(to_string(o)) == o);
+  }
+  CHECK_FALSE(parse_objective("speed"));
+}
+
+TEST_CASE("pruning: every candidate is accounted for and only fitting ones rank") {
+  const PlanRequest request = small_request();
+  const PlanResult result = plan(request);
+  const CandidateSpace space(request.space, request.model, request.cluster.gpus, request.cluster.scale_up_domain(),
+                             request.training);
+  std::int64_t invalid_splits = 0;
+  for (const auto& split : space.splits()) invalid_splits += split.invalid != kValid ? 1 : 0;
+  CHECK(result.evaluated == space.count() + invalid_splits);
+  REQUIRE(result.feasible > 0);
+
+  // Brute force: evaluate() everything; the planner's feasible count and best step time must agree.
+  const Estimator estimator(request.model, request.cluster, request.options);
+  std::int64_t feasible = 0;
+  std::int64_t out_of_memory = 0;
+  double best = 1e300;
+  for (const auto& split : space.splits()) {
+    space.for_each_candidate(split, [&](const Strategy& s) {
+      const StepEstimate e = estimator.evaluate(s);
+      if (!e.valid()) return;
+      if (!e.fits_memory) {
+        ++out_of_memory;
+        return;
+      }
+      ++feasible;
+      best = std::min(best, e.step_time.value);
+    });
+  }
+  CHECK(result.feasible == feasible);
+  CHECK(result.rejected[kRejectedOutOfMemory] == out_of_memory);
+  REQUIRE(!result.top.empty());
+  CHECK(result.top.front().step_time.value == best);
+  for (const auto& e : result.top) {
+    CHECK(e.valid());
+    CHECK(e.fits_memory);
+    CHECK(e.memory.total <= e.memory.capacity);
+    CHECK(e.strategy.tp <= request.cluster.scale_up_domain());
+  }
+  for (size_t i = 1; i < result.top.size(); ++i) {
+    CHECK(result.top[i - 1].step_time.value <= result.top[i].step_time.value);
+  }
+  CHECK(static_cast<int>(result.top.size()) == request.top_k);
+}
+
+TEST_CASE("the Pareto front is exactly the non-dominated feasible set") {
+  PlanRequest request = small_request();
+  request.topologies = {{TopologyKind::kFatTree, 1.0}, {TopologyKind::kFatTree, 4.0}, {TopologyKind::kRailOnly, {}}};
+  const PlanResult result = plan(request);
+  REQUIRE(!result.pareto.empty());
+  const UsdPerSecond price = request.cluster.gpu.hourly_price;
+  std::vector<Score> front;
+  for (const auto& e : result.pareto) front.push_back(score(e, price));
+  for (size_t i = 0; i < front.size(); ++i) {
+    for (size_t j = 0; j < front.size(); ++j) CHECK_FALSE(dominates(front[j], front[i]));
+  }
+  // Every feasible candidate is dominated by, or scores the same as, a member of the front.
+  for (const auto& choice : request.topologies) {
+    ClusterSpec cluster = request.cluster;
+    cluster.topology = choice.kind;
+    cluster.oversubscription = choice.oversubscription.value_or(1.0);
+    const Estimator estimator(request.model, cluster, request.options);
+    const CandidateSpace space(request.space, request.model, cluster.gpus, cluster.scale_up_domain(),
+                               request.training);
+    for (const auto& split : space.splits()) {
+      space.for_each_candidate(split, [&](const Strategy& s) {
+        const StepEstimate e = estimator.evaluate(s);
+        if (!e.valid() || !e.fits_memory) return;
+        const Score sc = score(e, price);
+        const bool covered = std::any_of(front.begin(), front.end(), [&](const Score& f) {
+          return dominates(f, sc) ||
+                 (f.step_time_s == sc.step_time_s && f.cost_usd == sc.cost_usd && f.switches == sc.switches);
+        });
+        CHECK(covered);
+      });
+    }
+  }
+}
+
+TEST_CASE("results are identical for 1, 2 and 4 threads") {
+  PlanRequest request = small_request();
+  request.topologies = auto_topologies();
+  request.options.tokens = 1e10;
+  request.top_k = 20;
+  std::vector<std::string> outputs;
+  for (const int threads : {1, 2, 4}) {
+    request.threads = threads;
+    const PlanResult result = plan(request);
+    std::ostringstream out;
+    out << dump(result.top) << "--\n" << dump(result.pareto) << "--\n" << result.evaluated << ' ' << result.feasible;
+    for (const auto count : result.rejected) out << ' ' << count;
+    outputs.push_back(out.str());
+  }
+  CHECK(outputs[0] == outputs[1]);
+  CHECK(outputs[0] == outputs[2]);
+}
+
+TEST_CASE("rank by cost and by switches") {
+  PlanRequest request = small_request();
+  request.topologies = {{TopologyKind::kFatTree, 1.0}, {TopologyKind::kFatTree, 4.0}};
+  request.objective = Objective::kSwitches;
+  const PlanResult by_switches = plan(request);
+  REQUIRE(!by_switches.top.empty());
+  for (size_t i = 1; i < by_switches.top.size(); ++i) {
+    CHECK(by_switches.top[i - 1].switches <= by_switches.top[i].switches);
+  }
+  request.objective = Objective::kCost;
+  const PlanResult by_cost = plan(request);
+  const UsdPerSecond price = request.cluster.gpu.hourly_price;
+  for (size_t i = 1; i < by_cost.top.size(); ++i) {
+    CHECK(score(by_cost.top[i - 1], price).cost_usd <= score(by_cost.top[i], price).cost_usd);
+  }
+}
+
+TEST_CASE("nothing feasible: counted reasons and the closest candidates") {
+  const Catalog catalog = load_catalog();
+  PlanRequest request;
+  request.model = resolve_model("gpt3-175b", catalog);
+  request.cluster = default_cluster(catalog);
+  request.cluster.gpus = 8;
+  request.training.global_batch = 8;
+  request.threads = 2;
+  const PlanResult result = plan(request);
+  CHECK(result.feasible == 0);
+  CHECK(result.top.empty());
+  CHECK(result.pareto.empty());
+  CHECK(result.rejected[kRejectedOutOfMemory] > 0);
+  REQUIRE(result.closest.size() == 3);
+  for (const auto& c : result.closest) {
+    CHECK_FALSE(c.estimate.fits_memory);
+    CHECK_FALSE(c.reasons.empty());
+  }
+  // The closest overflow least: ordered by memory needed.
+  CHECK(result.closest[0].estimate.memory.total <= result.closest[1].estimate.memory.total);
+}
+
+TEST_CASE("fp8 on an A100 is rejected for its dtype") {
+  PlanRequest request = small_request();
+  request.training.dtype = Dtype::kFp8;
+  const PlanResult result = plan(request);
+  CHECK(result.feasible == 0);
+  CHECK(result.rejected[6] > 0);
+  CHECK(rejection_reason_name(6) == "dtype_unsupported");
+  REQUIRE(!result.closest.empty());
+}
+
+TEST_CASE("the fabric is searched: each estimate carries its own fabric's switches") {
+  PlanRequest request = small_request();
+  request.topologies = auto_topologies();
+  request.objective = Objective::kSwitches;
+  const PlanResult result = plan(request);
+  REQUIRE(!result.top.empty());
+  for (const auto& e : result.top) {
+    ClusterSpec cluster = request.cluster;
+    cluster.topology = e.topology;
+    cluster.oversubscription = e.oversubscription;
+    CHECK(e.switches == Estimator(request.model, cluster).topology().inventory.switches);
+  }
+}
+
+TEST_CASE("deadline: the cheapest GPU count that trains the tokens in time") {
+  PlanRequest request = small_request();
+  request.options.tokens = 2e9;
+  request.objective = Objective::kCost;
+  request.deadline = DeadlineSearch{1.0, 8, 64};
+  const PlanResult result = plan(request);
+  REQUIRE(!result.top.empty());
+  const double best_cost = result.top.front().cost->value;
+  for (const auto& e : result.top) {
+    REQUIRE(e.training_days);
+    CHECK(*e.training_days <= 1.0);
+    CHECK(e.cost->value >= best_cost);
+    const int gpus = e.strategy.tp * e.strategy.pp * e.strategy.dp * e.strategy.cp;
+    CHECK(gpus % 8 == 0);
+    CHECK(gpus >= 8);
+    CHECK(gpus <= 64);
+  }
+  request.deadline->days = 1e-6;  // impossible
+  const PlanResult late = plan(request);
+  CHECK(late.feasible == 0);
+  CHECK(late.rejected[kRejectedDeadline] > 0);
+  REQUIRE(!late.closest.empty());
+  CHECK(late.closest.front().reasons.back().find("deadline") != std::string::npos);
+}
+
+TEST_CASE("bad requests are errors") {
+  PlanRequest request = small_request();
+  request.top_k = 0;
+  CHECK_THROWS_AS((void)plan(request), Error);
+  request = small_request();
+  request.deadline = DeadlineSearch{1.0, 8, 64};  // no tokens
+  CHECK_THROWS_AS((void)plan(request), Error);
+}
+
+}  // namespace
+}  // namespace costmodel

@@ -1,0 +1,233 @@
+#include "costmodel/estimate/step.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+
+#include "costmodel/io/catalog.hpp"
+#include "costmodel/io/load.hpp"
+
+using namespace costmodel;
+
+namespace {
+
+const Catalog& catalog() {
+  static const Catalog c = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
+  return c;
+}
+
+ClusterSpec cluster(const char* gpu, int gpus, const char* link) {
+  ClusterOptions o;
+  o.gpu = gpu;
+  o.gpus = gpus;
+  o.link = link;
+  return apply_cluster_options(default_cluster(catalog()), o, catalog());
+}
+
+Strategy split(int tp, int pp, int dp, int global_batch, Recompute recompute = Recompute::kFull) {
+  Strategy s;
+  s.tp = tp;
+  s.pp = pp;
+  s.dp = dp;
+  s.global_batch = global_batch;
+  s.recompute = recompute;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("GPT-3 175B on 1,024 A100: about 34 days at about 140 TFLOP/s (Narayanan et al. 2021 §5.1)") {
+  // Narayanan et al. eq. 4: days = 8·T·P / (n·X) = 8 x 300e9 x 175e9 / (1024 x 140e12) s = 33.9 days, with
+  // tensor 8 x pipeline 8 x data 16, batch 1536, full recompute, interleaved schedule.
+  EstimateOptions options;
+  options.tokens = 300e9;
+  Strategy s = split(8, 8, 16, 1536);
+  s.vpp = 2;
+  const StepEstimate e = estimate(catalog().model("gpt3-175b"), cluster("a100-80gb", 1024, "ib-hdr-200g"), s, options);
+  REQUIRE(e.valid());
+  CHECK(e.fits_memory);
+  CHECK(e.hardware_tflops_per_gpu == doctest::Approx(140.0).epsilon(0.10));
+  REQUIRE(e.training_days.has_value());
+  CHECK(*e.training_days == doctest::Approx(34.0).epsilon(0.10));
+  // Cost: GPU-hours x the catalog's hourly price.
+  CHECK(e.cost->value == doctest::Approx(*e.training_days * 24 * 1024 * catalog().gpu("a100-80gb").hourly_price.value *
+                                         3600)
+                             .epsilon(1e-9));
+}
+
+TEST_CASE("FLOP conventions: full recompute counts one more forward (Megatron-LM eq. 3: 96 vs 72)") {
+  const StepEstimate e =
+      estimate(catalog().model("gpt3-175b"), cluster("a100-80gb", 1024, "ib-hdr-200g"), split(8, 8, 16, 1536));
+  CHECK(e.hardware_tflops_per_gpu / e.model_tflops_per_gpu == doctest::Approx(96.0 / 72.0));
+  CHECK(e.mfu == doctest::Approx(e.model_tflops_per_gpu / 312.0));
+  // model TFLOP/s = 72·B·s·l·h²(1 + s/6h + V/12lh) / step / GPUs
+  const double flops = megatron_flops_per_iteration(catalog().model("gpt3-175b"), 1536, 2048, false);
+  CHECK(e.model_tflops_per_gpu == doctest::Approx(flops / e.step_time.value / 1024 / 1e12));
+}
+
+TEST_CASE("GPT-3 175B at TP8 PP1 without recompute does not fit in 80 GB, and the report says why") {
+  // 174.6e9 / 8 = 21.8e9 parameters per GPU x (2 weights + 4 fp32 gradients + 12 Adam) = 393 GB before
+  // activations; the optimizer states (262 GB) are the largest term.
+  const ModelSpec& m = catalog().model("gpt3-175b");
+  const ClusterSpec c = cluster("a100-80gb", 1024, "ib-hdr-200g");
+  const StepEstimate e = estimate(m, c, split(8, 1, 128, 1536, Recompute::kNone));
+  REQUIRE(e.valid());
+  CHECK_FALSE(e.fits_memory);
+  CHECK(e.memory.overflow == "optimizer");
+  CHECK(e.memory.optimizer.value == doctest::Approx(count_parameters(m).total / 8 * 12).epsilon(0.01));
+  const auto reasons = explain(e, m, c);
+  REQUIRE(reasons.size() == 1);
+  CHECK(reasons[0].find("largest term: optimizer") != std::string::npos);
+}
+
+TEST_CASE("activation memory follows Korthikanti et al. 2022 for the micro-batches in flight") {
+  // 1F1B holds p micro-batches on the first stage: p x (l/p) x per-layer activations = l x per-layer, plus
+  // (for recompute) one layer rebuilt in full during its backward pass.
+  const ModelSpec& m = catalog().model("gpt3-175b");
+  Strategy s = split(8, 8, 16, 1536, Recompute::kSelective);
+  const Estimator est(m, cluster("a100-80gb", 1024, "ib-hdr-200g"));
+  const double per_layer = activation_bytes_per_layer(m, 2048, 1, 8, true, Recompute::kSelective);
+  const double rebuilt = activation_bytes_per_layer(m, 2048, 1, 8, true, Recompute::kNone);
+  CHECK(est.memory(s).activations.value == doctest::Approx(8 * (96 / 8) * per_layer + rebuilt));
+  // Interleaving adds (p - 1)/(p·v): v = 2 -> x (1 + 7/16).
+  s.vpp = 2;
+  CHECK(est.memory(s).activations.value == doctest::Approx(96 * per_layer * (1 + 7.0 / 16) + rebuilt));
+  // ZeRO-1 divides the optimizer states by dp, ZeRO-2 also gradients, ZeRO-3 also weights.
+  const Strategy z0 = split(8, 8, 16, 1536);
+  Strategy z1 = z0, z2 = z0, z3 = z0;
+  z1.zero = 1;
+  z2.zero = 2;
+  z3.zero = 3;
+  CHECK(est.memory(z1).optimizer.value == doctest::Approx(est.memory(z0).optimizer.value / 16));
+  CHECK(est.memory(z2).gradients.value == doctest::Approx(est.memory(z0).gradients.value / 16));
+  CHECK(est.memory(z3).weights.value == doctest::Approx(est.memory(z0).weights.value / 16));
+  CHECK(est.memory(z1).gradients.value == est.memory(z0).gradients.value);
+}
+
+TEST_CASE("the exposed terms add up to the step time; the bubble is (p - 1)/v micro-batch slots") {
+  const Estimator est(catalog().model("gpt3-175b"), cluster("a100-80gb", 1024, "ib-hdr-200g"));
+  for (int vpp : {1, 2, 4}) {
+    Strategy s = split(8, 8, 16, 1536);
+    s.vpp = vpp;
+    const StepEstimate e = est.evaluate(s);
+    const auto& b = e.breakdown;
+    CHECK(e.step_time.value == doctest::Approx(b.compute.value + b.tp_comm.value + b.cp_comm.value +
+                                               b.ep_comm.value + b.pp_comm.value + b.pp_bubble.value +
+                                               b.dp_comm_exposed.value + b.optimizer.value));
+    // m = 1536 / 16 = 96 micro-batches; bubble = (p - 1)/v slots of one micro-batch's stage time.
+    const double per_microbatch = (b.compute.value + b.tp_comm.value + b.pp_comm.value) / 96;
+    CHECK(b.pp_bubble.value == doctest::Approx(7.0 / vpp * per_microbatch));
+    CHECK(b.dp_comm_exposed.value <= b.dp_comm.value);
+  }
+}
+
+TEST_CASE("invalid splits carry every reason") {
+  const ModelSpec& m = catalog().model("gpt3-175b");
+  const ClusterSpec c = cluster("a100-80gb", 1024, "ib-hdr-200g");
+  Strategy s = split(7, 5, 16, 1000);  // 7*5*16 = 560 GPUs; 96 heads % 7; 96 layers % 5; 1000 % 16
+  const StepEstimate e = estimate(m, c, s);
+  CHECK_FALSE(e.valid());
+  CHECK((e.invalid & kBadProduct) != 0);
+  CHECK((e.invalid & kHeadsIndivisible) != 0);
+  CHECK((e.invalid & kLayersIndivisible) != 0);
+  CHECK((e.invalid & kBatchIndivisible) != 0);
+  CHECK(e.step_time.value == 0.0);
+  CHECK(validate(s, m, c).size() == 5);  // + kv_heads/tp
+}
+
+TEST_CASE("properties over random valid configurations") {
+  std::mt19937 rng(20261130);
+  const char* models[] = {"gpt3-175b", "llama3-70b", "llama2-7b", "mixtral-8x7b", "megatron-18.4b"};
+  const char* links[] = {"ib-hdr-200g", "ib-ndr-400g", "ib-xdr-800g"};
+  int checked = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const ModelSpec& m = catalog().model(models[rng() % 5]);
+    const int tp = 1 << (rng() % 4);
+    const int pp = 1 << (rng() % 4);
+    const int dp = 1 << (rng() % 5);
+    const int gpus = tp * pp * dp;
+    if (gpus < 8) continue;
+    Strategy s = split(tp, pp, dp, dp * 8 * (1 << (rng() % 3)), static_cast<Recompute>(rng() % 3));
+    s.zero = static_cast<int>(rng() % 4);
+    s.overlap = rng() % 2;
+    s.sequence_parallel = rng() % 2;
+    s.micro_batch = 1 << (rng() % 2);
+    const ModelSpec model = m;
+    const Estimator slow(model, cluster("a100-80gb", gpus, links[0]));
+    if (slow.check(s) != kValid) continue;
+    ++checked;
+    const StepEstimate a = slow.evaluate(s);
+    CAPTURE(m.name);
+    CAPTURE(tp);
+    CAPTURE(pp);
+    CAPTURE(dp);
+    CHECK(std::isfinite(a.step_time.value));
+    CHECK(a.step_time.value > 0);
+    CHECK(a.mfu > 0);
+    CHECK(a.mfu < 1);
+    // More link bandwidth never increases step time.
+    for (const char* faster : {links[1], links[2]}) {
+      const StepEstimate b = Estimator(model, cluster("a100-80gb", gpus, faster)).evaluate(s);
+      CHECK(b.step_time.value <= a.step_time.value * (1 + 1e-12));
+    }
+    // Compression never increases the DP exchange: int8 <= fp16 <= none.
+    Strategy fp16 = s, int8 = s;
+    fp16.compression.kind = CompressionKind::kFp16;
+    int8.compression.kind = CompressionKind::kInt8;
+    const double none_dp = a.breakdown.dp_comm.value;
+    const double fp16_dp = slow.evaluate(fp16).breakdown.dp_comm.value;
+    const double int8_dp = slow.evaluate(int8).breakdown.dp_comm.value;
+    CHECK(fp16_dp <= none_dp * (1 + 1e-12));
+    CHECK(int8_dp <= fp16_dp * (1 + 1e-12));
+    // Full recompute never keeps more activation memory than selective, selective never more than none.
+    Strategy none = s, selective = s, full = s;
+    none.recompute = Recompute::kNone;
+    selective.recompute = Recompute::kSelective;
+    full.recompute = Recompute::kFull;
+    CHECK(slow.memory(full).activations.value <= slow.memory(selective).activations.value);
+    CHECK(slow.memory(selective).activations.value <= slow.memory(none).activations.value);
+    // A bigger bubble (fewer micro-batches for the same per-replica batch) never speeds a step up.
+    if (pp > 1 && s.global_batch / (dp * s.micro_batch) >= 2) {
+      Strategy fewer = s;
+      fewer.global_batch = s.global_batch / 2;
+      const StepEstimate half = slow.evaluate(fewer);
+      // Half the micro-batches with the same bubble slots: time per sequence never improves.
+      CHECK(half.step_time.value / fewer.global_batch >= a.step_time.value / s.global_batch * (1 - 1e-12));
+    }
+  }
+  CHECK(checked > 100);
+}
+
+TEST_CASE("top-k compression all-gathers a volume that grows with dp") {
+  // Each of dp ranks contributes fraction x N x (4 B value + 4 B index); the gathered buffer is dp times that.
+  const ModelSpec& m = catalog().model("llama2-7b");
+  Strategy small = split(1, 1, 16, 256), large = split(1, 1, 128, 1024);
+  small.compression = large.compression = Compression{CompressionKind::kTopK, 0.01};
+  const double per_rank_small = estimate(m, cluster("h100-sxm", 16, "ib-ndr-400g"), small).breakdown.dp_comm.value;
+  const double per_rank_large = estimate(m, cluster("h100-sxm", 128, "ib-ndr-400g"), large).breakdown.dp_comm.value;
+  CHECK(per_rank_large > per_rank_small);
+  // The error-feedback residual is a full fp32 copy of the local gradients.
+  const Estimator est(m, cluster("h100-sxm", 16, "ib-ndr-400g"));
+  CHECK(est.memory(small).error_feedback.value == doctest::Approx(est.memory(small).gradients.value));
+}
+
+TEST_CASE("expert parallelism pays all-to-alls on the fabric, and rail-only pays more") {
+  const ModelSpec& m = catalog().model("gpt-oss-120b");  // 128 experts, top-4
+  Strategy s = split(1, 1, 64, 512, Recompute::kSelective);
+  s.zero = 1;
+  s.ep = 8;  // inside one node: NVLink
+  const StepEstimate inside = estimate(m, cluster("h100-sxm", 64, "ib-ndr-400g"), s);
+  REQUIRE(inside.valid());
+  CHECK(inside.breakdown.ep_comm.value > 0);
+  s.ep = 16;  // two nodes: the all-to-all crosses the scale-out fabric and is slower
+  const StepEstimate across_fat = estimate(m, cluster("h100-sxm", 64, "ib-ndr-400g"), s);
+  REQUIRE(across_fat.valid());
+  CHECK(across_fat.breakdown.ep_comm.value > inside.breakdown.ep_comm.value);
+  // Rail-only (Wang et al. 2023): cross-rail all-to-all traffic relays through NVLink first.
+  ClusterSpec rail_only = cluster("h100-sxm", 64, "ib-ndr-400g");
+  rail_only.topology = TopologyKind::kRailOnly;
+  const StepEstimate across_rail_only = estimate(m, rail_only, s);
+  REQUIRE(across_rail_only.valid());
+  CHECK(across_rail_only.breakdown.ep_comm.value > across_fat.breakdown.ep_comm.value);
+}
