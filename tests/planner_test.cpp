@@ -12,6 +12,7 @@
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
 #include "costmodel/io/results.hpp"
+#include "costmodel/io/runs.hpp"
 #include "costmodel/search/planner.hpp"
 
 namespace costmodel {
@@ -41,8 +42,8 @@ TEST_CASE("dominance over (time, cost, switches)") {
   CHECK(dominates(a, Score{2.0, 10.0, 5}));
   CHECK(dominates(a, Score{1.0, 11.0, 5}));
   CHECK(dominates(a, Score{1.0, 10.0, 6}));
-  CHECK_FALSE(dominates(a, a));                     // equal: neither dominates
-  CHECK_FALSE(dominates(a, Score{0.5, 20.0, 5}));   // a trade-off
+  CHECK_FALSE(dominates(a, a));                    // equal: neither dominates
+  CHECK_FALSE(dominates(a, Score{0.5, 20.0, 5}));  // a trade-off
   CHECK_FALSE(dominates(Score{2.0, 10.0, 5}, a));
 }
 
@@ -92,8 +93,8 @@ TEST_CASE("objective names round-trip") {
 TEST_CASE("pruning: every candidate is accounted for and only fitting ones rank") {
   const PlanRequest request = small_request();
   const PlanResult result = plan(request);
-  const CandidateSpace space(request.space, request.model, request.cluster.gpus, request.cluster.scale_up_domain(),
-                             request.training);
+  const CandidateSpace space(request.space, request.model, request.cluster.gpus,
+                             request.cluster.scale_up_domain(), request.training);
   std::int64_t invalid_splits = 0;
   for (const auto& split : space.splits()) invalid_splits += split.invalid != kValid ? 1 : 0;
   CHECK(result.evaluated == space.count() + invalid_splits);
@@ -134,7 +135,8 @@ TEST_CASE("pruning: every candidate is accounted for and only fitting ones rank"
 
 TEST_CASE("the Pareto front is exactly the non-dominated feasible set") {
   PlanRequest request = small_request();
-  request.topologies = {{TopologyKind::kFatTree, 1.0}, {TopologyKind::kFatTree, 4.0}, {TopologyKind::kRailOnly, {}}};
+  request.topologies = {
+      {TopologyKind::kFatTree, 1.0}, {TopologyKind::kFatTree, 4.0}, {TopologyKind::kRailOnly, {}}};
   const PlanResult result = plan(request);
   REQUIRE(!result.pareto.empty());
   const UsdPerSecond price = request.cluster.gpu.hourly_price;
@@ -176,7 +178,9 @@ TEST_CASE("results are identical for 1, 2 and 4 threads") {
     request.threads = threads;
     const PlanResult result = plan(request);
     std::ostringstream out;
-    out << dump(result.top) << "--\n" << dump(result.pareto) << "--\n" << result.evaluated << ' ' << result.feasible;
+    out << dump(result.top) << "--\n"
+        << dump(result.pareto) << "--\n"
+        << result.evaluated << ' ' << result.feasible;
     for (const auto count : result.rejected) out << ' ' << count;
     outputs.push_back(out.str());
   }
@@ -279,6 +283,58 @@ TEST_CASE("bad requests are errors") {
   request = small_request();
   request.deadline = DeadlineSearch{1.0, 8, 64};  // no tokens
   CHECK_THROWS_AS((void)plan(request), Error);
+}
+
+}  // namespace
+}  // namespace costmodel
+
+namespace costmodel {
+namespace {
+
+/// The stated knobs of a published run pinned; the rest left to the planner.
+SearchSpace pinned(const StatedTraining& t) {
+  SearchSpace s;
+  const auto pin = [](std::vector<int>& knob, const std::optional<int>& value) {
+    if (value) knob = {*value};
+  };
+  pin(s.tp, t.tp);
+  pin(s.pp, t.pp);
+  pin(s.dp, t.dp);
+  pin(s.cp, t.cp);
+  pin(s.ep, t.ep);
+  pin(s.vpp, t.vpp);
+  pin(s.micro_batch, t.micro_batch);
+  pin(s.zero, t.zero);
+  if (t.recompute) s.recompute = {*t.recompute};
+  return s;
+}
+
+TEST_CASE("published runs: the published split is feasible and the planner's best is at least as fast") {
+  const Catalog catalog = load_catalog();
+  const auto runs = load_published_runs(COSTMODEL_TEST_SOURCE_DIR "/data/published-runs.yaml", catalog);
+  REQUIRE(!runs.empty());
+  for (const auto& run : runs) {
+    CAPTURE(run.id);
+    PlanRequest request;
+    request.model = run.model;
+    request.cluster = run.cluster;
+    request.training.global_batch = run.training.global_batch;
+    request.training.dtype = run.training.dtype;
+    request.options.tokens = run.training.tokens;
+    request.top_k = 1;
+    request.threads = 2;
+    request.space = pinned(run.training);
+    // A published TP degree beyond the scale-up domain is honoured as a pin.
+    const PlanResult published = plan(request);
+    CHECK(published.feasible > 0);
+    request.space = SearchSpace{};
+    request.space.tp_beyond_node = run.training.tp && *run.training.tp > run.cluster.scale_up_domain();
+    const PlanResult best = plan(request);
+    REQUIRE(!best.top.empty());
+    if (!published.top.empty()) {
+      CHECK(best.top.front().step_time.value <= published.top.front().step_time.value);
+    }
+  }
 }
 
 }  // namespace

@@ -21,8 +21,12 @@ void* operator new(std::size_t size) {
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
 
 namespace costmodel {
 namespace {
@@ -221,8 +225,8 @@ TEST_CASE("candidates are distinct and the inner loop allocates nothing") {
   for (const auto& split : space.splits()) {
     space.for_each_candidate(split, [&](const Strategy& st) {
       ++n;
-      seen.emplace(st.tp, st.pp, st.dp, st.cp, st.vpp, st.micro_batch, static_cast<int>(st.recompute), st.zero,
-                   st.sequence_parallel, st.overlap);
+      seen.emplace(st.tp, st.pp, st.dp, st.cp, st.vpp, st.micro_batch, static_cast<int>(st.recompute),
+                   st.zero, st.sequence_parallel, st.overlap);
     });
   }
   CHECK(static_cast<std::int64_t>(seen.size()) == n);
@@ -230,7 +234,8 @@ TEST_CASE("candidates are distinct and the inner loop allocates nothing") {
 
   const long before = g_allocations.load();
   std::int64_t visited = 0;
-  for (const auto& split : space.splits()) space.for_each_candidate(split, [&](const Strategy&) { ++visited; });
+  for (const auto& split : space.splits())
+    space.for_each_candidate(split, [&](const Strategy&) { ++visited; });
   CHECK(g_allocations.load() == before);
   CHECK(visited == n);
 }

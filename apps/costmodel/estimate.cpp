@@ -93,7 +93,7 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
   st.ep = training.ep.value_or(1);
   st.vpp = training.vpp.value_or(1);
   st.micro_batch = training.micro_batch.value_or(1);
-  st.global_batch = training.global_batch.value_or(default_global_batch(model));
+  st.global_batch = training.global_batch.value_or(default_global_batch(model, cluster.gpus));
   st.recompute = training.recompute.value_or(Recompute::kNone);
   st.zero = training.zero.value_or(0);
   st.dtype = training.dtype;

@@ -18,71 +18,28 @@
 #include "cli.hpp"
 #include "costmodel/io/results.hpp"
 #include "costmodel/search/planner.hpp"
+#include "training.hpp"
 
 namespace costmodel::cli {
 
 namespace {
 
 constexpr int kDefaultTop = 10;
-constexpr int kMinDefaultGlobalBatch = 1024;
-constexpr int kGpusPerDefaultSequence = 8;
 constexpr double kProgressDelay_s = 1.0;
 constexpr int kProgressWidth = 40;
 
 void add_plan_options(po::options_description& options) {
-  options.add_options()                                                                                  //
-      ("model", po::value<std::string>()->value_name("NAME|FILE"), "model catalog name or model YAML")  //
-      ("global-batch", po::value<std::string>()->value_name("N"),
-       "sequences per step (default: max(1024, GPUs/8))")                                               //
-      ("seq-len", po::value<std::string>()->value_name("N"), "sequence length (default: the model's)")  //
-      ("dtype", po::value<std::string>()->value_name("T"), "bf16|fp16|fp8 (default bf16)")              //
-      ("tokens", po::value<std::string>()->value_name("N"),
-       "training tokens for days and cost: 300e9, 300000000000, 300B, 1.5T")                            //
-      ("compression", po::value<std::string>()->value_name("C"), "none|fp16|int8|topk:FRACTION")        //
-      ("tp", po::value<std::string>()->value_name("N"), "pin tensor parallelism")                       //
-      ("pp", po::value<std::string>()->value_name("N"), "pin pipeline parallelism")                     //
-      ("dp", po::value<std::string>()->value_name("N"), "pin data parallelism")                         //
-      ("cp", po::value<std::string>()->value_name("N"), "pin context parallelism")                      //
-      ("ep", po::value<std::string>()->value_name("N"), "pin expert parallelism")                       //
-      ("vpp", po::value<std::string>()->value_name("N"), "pin virtual pipeline stages")                 //
-      ("micro-batch", po::value<std::string>()->value_name("N"), "pin the micro-batch (sequences)")     //
-      ("recompute", po::value<std::string>()->value_name("M"), "pin recompute: none|selective|full")    //
-      ("zero", po::value<std::string>()->value_name("Z"), "pin the ZeRO stage: 0|1|2|3")               //
-      ("overlap", po::value<std::string>()->value_name("on|off"), "pin DP communication overlap")      //
-      ("top", po::value<std::string>()->value_name("K"), "configurations shown (default 10)")           //
+  options.add_options()                                                                               //
+      ("top", po::value<std::string>()->value_name("K"), "configurations shown (default 10)")         //
       ("rank-by", po::value<std::string>()->value_name("O"),
-       "time|cost|switches (default time; cost with --deadline-days)")                                  //
-      ("pareto", "also show the Pareto front of (step time, cost, switches)")                           //
-      ("tp-beyond-node", "let tensor parallelism span more than the scale-up domain")                   //
-      ("threads", po::value<std::string>()->value_name("N"), "worker threads (default: every core)")    //
+       "time|cost|switches (default time; cost with --deadline-days)")                                //
+      ("pareto", "also show the Pareto front of (step time, cost, switches)")                         //
+      ("tp-beyond-node", "let tensor parallelism span more than the scale-up domain")                 //
+      ("threads", po::value<std::string>()->value_name("N"), "worker threads (default: every core)")  //
       ("deadline-days", po::value<std::string>()->value_name("D"),
-       "find the cheapest GPU count that trains --tokens within D days")                                //
+       "find the cheapest GPU count that trains --tokens within D days")  //
       ("gpus-range", po::value<std::string>()->value_name("A:B"),
        "GPU counts searched with --deadline-days (multiples of --gpus-per-node; default 1 node:--gpus)");
-}
-
-/// "300e9", "300000000000", "300B", "1.5T", "7M", "10k" as a positive token count.
-double parse_tokens(const std::string& text, const Context& context) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  double value = std::strtod(begin, &end);
-  std::string suffix(end);
-  if (suffix == "k" || suffix == "K") {
-    value *= 1e3;
-  } else if (suffix == "M") {
-    value *= 1e6;
-  } else if (suffix == "B" || suffix == "G") {
-    value *= 1e9;
-  } else if (suffix == "T") {
-    value *= 1e12;
-  } else if (!suffix.empty()) {
-    value = -1;
-  }
-  if (end == begin || !std::isfinite(value) || value <= 0) {
-    throw usage_error(context, "--tokens", "expected a positive token count, not '" + text + "'",
-                      "e.g. 300e9, 300000000000, 300B or 1.5T");
-  }
-  return value;
 }
 
 std::pair<int, int> parse_range(const std::string& text, const Context& context) {
@@ -90,7 +47,8 @@ std::pair<int, int> parse_range(const std::string& text, const Context& context)
   int a = 0;
   int b = 0;
   char extra = 0;
-  if (colon == std::string::npos || std::sscanf(text.c_str(), "%d:%d%c", &a, &b, &extra) != 2 || a < 1 || b < a) {
+  if (colon == std::string::npos || std::sscanf(text.c_str(), "%d:%d%c", &a, &b, &extra) != 2 || a < 1 ||
+      b < a) {
     throw usage_error(context, "--gpus-range", "expected A:B with 1 <= A <= B, not '" + text + "'",
                       "e.g. --gpus-range 512:4096");
   }
@@ -110,8 +68,7 @@ std::vector<std::string> topology_names() {
   return known;
 }
 
-/// `--topology auto|NAME[:OVERSUBSCRIPTION][,NAME...]`; empty when the flag names a single plain kind
-/// (make_cluster applies that one).
+/// `--topology auto|NAME[:OVERSUBSCRIPTION][,NAME...]`: the fabrics to search (plan() sizes each one).
 std::vector<TopologyChoice> parse_topologies(const std::string& text, const Context& context) {
   if (text == "auto") return auto_topologies();
   std::vector<TopologyChoice> choices;
@@ -138,58 +95,23 @@ std::vector<TopologyChoice> parse_topologies(const std::string& text, const Cont
   return choices;
 }
 
-void pin(std::vector<int>& knob, const po::variables_map& values, const std::string& name, const Context& context) {
-  if (const auto value = positive_int(values, name, context)) knob = {*value};
-}
-
-TrainingSettings read_training(const po::variables_map& values, const Context& context, const ClusterSpec& cluster) {
-  TrainingSettings training;
-  training.global_batch = std::max(kMinDefaultGlobalBatch, cluster.gpus / kGpusPerDefaultSequence);
-  if (const auto batch = positive_int(values, "global-batch", context)) training.global_batch = *batch;
-  if (const auto dtype = string_option(values, "dtype")) {
-    const auto parsed = parse_dtype(*dtype);
-    if (!parsed || (*parsed != Dtype::kBf16 && *parsed != Dtype::kFp16 && *parsed != Dtype::kFp8)) {
-      throw usage_error(context, "--dtype", "unknown dtype '" + *dtype + "'", "expected bf16, fp16 or fp8");
-    }
-    training.dtype = *parsed;
-  }
-  if (const auto compression = string_option(values, "compression")) {
-    try {
-      training.compression = parse_compression(*compression);
-    } catch (const Error& error) {
-      throw usage_error(context, "--compression", error.message(), "expected none, fp16, int8 or topk:FRACTION");
-    }
-  }
-  return training;
-}
-
-SearchSpace read_space(const po::variables_map& values, const Context& context) {
+/// The knobs the [training] flags pin; the rest stay empty, for the planner to search.
+SearchSpace space_from(const TrainingArgs& t, const po::variables_map& values) {
   SearchSpace space;
-  pin(space.tp, values, "tp", context);
-  pin(space.pp, values, "pp", context);
-  pin(space.dp, values, "dp", context);
-  pin(space.cp, values, "cp", context);
-  pin(space.ep, values, "ep", context);
-  pin(space.vpp, values, "vpp", context);
-  pin(space.micro_batch, values, "micro-batch", context);
-  if (const auto recompute = string_option(values, "recompute")) {
-    const auto parsed = parse_recompute(*recompute);
-    if (!parsed) {
-      throw usage_error(context, "--recompute", "unknown recompute '" + *recompute + "'",
-                        "expected none, selective or full");
-    }
-    space.recompute = {*parsed};
-  }
-  if (const auto zero = nonnegative_int(values, "zero", context)) {
-    if (*zero > 3) throw usage_error(context, "--zero", "the ZeRO stage must be 0, 1, 2 or 3");
-    space.zero = {*zero};
-  }
-  if (const auto overlap = string_option(values, "overlap")) {
-    if (*overlap != "on" && *overlap != "off") {
-      throw usage_error(context, "--overlap", "expected on or off, not '" + *overlap + "'");
-    }
-    space.overlap = {*overlap == "on"};
-  }
+  const auto pin = [](std::vector<int>& knob, const std::optional<int>& value) {
+    if (value) knob = {*value};
+  };
+  pin(space.tp, t.tp);
+  pin(space.pp, t.pp);
+  pin(space.dp, t.dp);
+  pin(space.cp, t.cp);
+  pin(space.ep, t.ep);
+  pin(space.vpp, t.vpp);
+  pin(space.micro_batch, t.micro_batch);
+  pin(space.zero, t.zero);
+  if (t.recompute) space.recompute = {*t.recompute};
+  if (t.overlap) space.overlap = {*t.overlap};
+  if (t.sequence_parallel) space.sequence_parallel = {*t.sequence_parallel};
   space.tp_beyond_node = values.count("tp-beyond-node") > 0;
   return space;
 }
@@ -223,8 +145,10 @@ class ProgressBar {
 
 std::string describe(const Strategy& s) {
   std::ostringstream text;
-  text << "tp=" << s.tp << " pp=" << s.pp << " dp=" << s.dp << " cp=" << s.cp << " ep=" << s.ep << " vpp=" << s.vpp
-       << " micro_batch=" << s.micro_batch << " recompute=" << to_string(s.recompute) << " zero=" << s.zero;
+  text << "tp=" << s.tp << " pp=" << s.pp << " dp=" << s.dp << " cp=" << s.cp << " ep=" << s.ep
+       << " vpp=" << s.vpp << " micro_batch=" << s.micro_batch << " recompute=" << to_string(s.recompute)
+       << " zero=" << s.zero << " sequence_parallel=" << (s.sequence_parallel ? "on" : "off")
+       << " overlap=" << (s.overlap ? "on" : "off");
   return text.str();
 }
 
@@ -241,8 +165,8 @@ std::string rejected_summary(const PlanResult& result) {
 
 [[noreturn]] void throw_infeasible(const PlanResult& result) {
   std::ostringstream text;
-  text << "nothing feasible among " << result.evaluated << " candidates (rejected: " << rejected_summary(result)
-       << ")";
+  text << "nothing feasible among " << result.evaluated
+       << " candidates (rejected: " << rejected_summary(result) << ")";
   for (size_t i = 0; i < result.closest.size(); ++i) {
     const auto& c = result.closest[i];
     text << (i == 0 ? "; closest: " : "; ") << '[' << i + 1 << "] " << describe(c.estimate.strategy) << " on "
@@ -295,8 +219,8 @@ void write_plan(const OutputOptions& output, const Context& context, const PlanR
     return;
   }
   Table top = configurations_table(
-      result.top, "top " + std::to_string(result.top.size()) + " by " + std::string(to_string(request.objective)),
-      true);
+      result.top,
+      "top " + std::to_string(result.top.size()) + " by " + std::string(to_string(request.objective)), true);
   if (!show_pareto) {
     top.notes.push_back(summary.str());
     top.notes.push_back(rejected);
@@ -317,12 +241,14 @@ void write_plan(const OutputOptions& output, const Context& context, const PlanR
 }  // namespace
 
 int run_plan(const std::vector<std::string>& args, const Context& context) {
-  CommandParser parser(context, "costmodel plan [cluster] [model] [training] [options]",
-                       "Every valid parallel configuration, ranked; the Pareto front of step time, cost and switches.\n"
-                       "--topology also takes auto (fat-tree 1:1, 2:1, 4:1, rail-optimized, rail-only,\n"
-                       "dragonfly-plus, torus-3d) or a comma list of kinds, each optionally KIND:OVERSUBSCRIPTION.\n"
-                       "Exit 3 when nothing is feasible, with the closest candidates and why.");
+  CommandParser parser(
+      context, "costmodel plan [cluster] [model] [training] [options]",
+      "Every valid parallel configuration, ranked; the Pareto front of step time, cost and switches.\n"
+      "--topology also takes auto (fat-tree 1:1, 2:1, 4:1, rail-optimized, rail-only,\n"
+      "dragonfly-plus, torus-3d) or a comma list of kinds, each optionally KIND:OVERSUBSCRIPTION.\n"
+      "Exit 3 when nothing is feasible, with the closest candidates and why.");
   add_cluster_options(parser.options());
+  add_training_options(parser.options(), true);
   add_plan_options(parser.options());
   add_output_options(parser.options());
   if (!parser.parse(args)) return 0;
@@ -337,21 +263,16 @@ int run_plan(const std::vector<std::string>& args, const Context& context) {
   const Catalog catalog = load_catalog();
   PlanRequest request;
   request.cluster = make_cluster(read_cluster_args(values, context), catalog);
-  if (topologies.size() == 1) {
-    request.cluster.topology = topologies.front().kind;
-    request.cluster.oversubscription =
-        topologies.front().oversubscription.value_or(request.cluster.oversubscription);
-  } else {
-    request.topologies = topologies;
-  }
+  request.topologies = topologies;
 
-  const auto model_name = string_option(values, "model");
-  if (!model_name) throw usage_error(context, "--model", "a model is required", "e.g. --model gpt3-175b");
-  request.model = resolve_model(*model_name, catalog);
-  if (const auto seq_len = positive_int(values, "seq-len", context)) request.model.seq_len = *seq_len;
-  request.training = read_training(values, context, request.cluster);
-  request.space = read_space(values, context);
-  if (const auto tokens = string_option(values, "tokens")) request.options.tokens = parse_tokens(*tokens, context);
+  const TrainingArgs training = read_training_args(values, context);
+  request.model = make_model(training, catalog);
+  request.training.global_batch =
+      training.global_batch.value_or(default_global_batch(request.model, request.cluster.gpus));
+  request.training.dtype = training.dtype;
+  request.training.compression = training.compression;
+  request.space = space_from(training, values);
+  request.options = training.options;
   if (const auto top = positive_int(values, "top", context)) {
     request.top_k = *top;
   } else {

@@ -18,7 +18,8 @@ int compare_scores(const Score& a, const Score& b, Objective objective) {
                                                  three_way(a.cost_usd, b.cost_usd),
                                                  three_way(a.switches, b.switches)};
   const int first = static_cast<int>(objective);
-  if (time_cost_switches[static_cast<size_t>(first)] != 0) return time_cost_switches[static_cast<size_t>(first)];
+  if (time_cost_switches[static_cast<size_t>(first)] != 0)
+    return time_cost_switches[static_cast<size_t>(first)];
   for (size_t k = 0; k < time_cost_switches.size(); ++k) {
     if (static_cast<int>(k) != first && time_cost_switches[k] != 0) return time_cost_switches[k];
   }
@@ -28,7 +29,8 @@ int compare_scores(const Score& a, const Score& b, Objective objective) {
 auto strategy_key(const Strategy& s) {
   return std::make_tuple(s.tp, s.pp, s.dp, s.cp, s.ep, s.vpp, s.micro_batch, s.global_batch,
                          static_cast<int>(s.recompute), s.zero, static_cast<int>(s.dtype), !s.overlap,
-                         !s.sequence_parallel, static_cast<int>(s.compression.kind), s.compression.topk_fraction);
+                         !s.sequence_parallel, static_cast<int>(s.compression.kind),
+                         s.compression.topk_fraction);
 }
 
 }  // namespace
@@ -66,8 +68,8 @@ Score score(const StepEstimate& estimate, UsdPerSecond gpu_price) {
   return s;
 }
 
-int compare_configurations(const Strategy& a, TopologyKind a_kind, double a_oversubscription, const Strategy& b,
-                           TopologyKind b_kind, double b_oversubscription) {
+int compare_configurations(const Strategy& a, TopologyKind a_kind, double a_oversubscription,
+                           const Strategy& b, TopologyKind b_kind, double b_oversubscription) {
   if (const int c = three_way(static_cast<int>(a_kind), static_cast<int>(b_kind)); c != 0) return c;
   if (const int c = three_way(a_oversubscription, b_oversubscription); c != 0) return c;
   return three_way(strategy_key(a), strategy_key(b));
@@ -85,7 +87,8 @@ bool ranks_before(const Score& a_score, const StepEstimate& a, const Score& b_sc
 }
 
 bool dominates(const Score& a, const Score& b) {
-  const bool no_worse = a.step_time_s <= b.step_time_s && a.cost_usd <= b.cost_usd && a.switches <= b.switches;
+  const bool no_worse =
+      a.step_time_s <= b.step_time_s && a.cost_usd <= b.cost_usd && a.switches <= b.switches;
   const bool better = a.step_time_s < b.step_time_s || a.cost_usd < b.cost_usd || a.switches < b.switches;
   return no_worse && better;
 }

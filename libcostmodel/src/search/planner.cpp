@@ -46,7 +46,8 @@ struct Near {
 bool near_before(const Near& a, const Near& b) {
   if (a.category != b.category) return a.category < b.category;
   if (a.ratio != b.ratio) return a.ratio < b.ratio;
-  return compare_configurations(a.strategy, a.kind, a.oversubscription, b.strategy, b.kind, b.oversubscription) < 0;
+  return compare_configurations(a.strategy, a.kind, a.oversubscription, b.strategy, b.kind,
+                                b.oversubscription) < 0;
 }
 
 /// What one worker found; merged in a fixed way so the result does not depend on the thread count.
@@ -203,7 +204,8 @@ std::vector<Target> make_targets(const PlanRequest& request, std::vector<std::st
   std::vector<int> gpu_counts;
   if (request.deadline) {
     const int step = std::max(1, request.cluster.gpus_per_node);
-    for (int g = (request.deadline->min_gpus + step - 1) / step * step; g <= request.deadline->max_gpus; g += step) {
+    for (int g = (request.deadline->min_gpus + step - 1) / step * step; g <= request.deadline->max_gpus;
+         g += step) {
       gpu_counts.push_back(g);
     }
     if (gpu_counts.empty()) throw Error("no multiple of the GPUs per node lies in the GPU range");
@@ -219,8 +221,8 @@ std::vector<Target> make_targets(const PlanRequest& request, std::vector<std::st
     ClusterSpec base = request.cluster;
     base.gpus = gpus;
     if (request.deadline) base.torus_dims.clear();
-    auto space = std::make_shared<const CandidateSpace>(request.space, request.model, gpus, base.scale_up_domain(),
-                                                        request.training);
+    auto space = std::make_shared<const CandidateSpace>(request.space, request.model, gpus,
+                                                        base.scale_up_domain(), request.training);
     if (space->splits().empty()) continue;
     for (const auto& choice : choices) {
       ClusterSpec cluster = base;
@@ -292,7 +294,8 @@ std::vector<StepEstimate> merge_top(const std::vector<Partial>& partials, const 
   };
   std::sort(all.begin(), all.end(), before);
   std::vector<StepEstimate> top;
-  for (size_t i = 0; i < all.size() && static_cast<int>(i) < request.top_k; ++i) top.push_back(all[i].estimate);
+  for (size_t i = 0; i < all.size() && static_cast<int>(i) < request.top_k; ++i)
+    top.push_back(all[i].estimate);
   return top;
 }
 
@@ -311,7 +314,8 @@ std::vector<StepEstimate> merge_front(const std::vector<Partial>& partials, cons
       if (j == i) continue;
       const Score& a = all[j].score;
       const Score& b = all[i].score;
-      const bool same = a.step_time_s == b.step_time_s && a.cost_usd == b.cost_usd && a.switches == b.switches;
+      const bool same =
+          a.step_time_s == b.step_time_s && a.cost_usd == b.cost_usd && a.switches == b.switches;
       if (dominates(a, b) || (same && j < i)) keep = false;
     }
     if (keep) front.push_back(all[i].estimate);
@@ -324,7 +328,8 @@ std::vector<RejectedCandidate> merge_closest(const std::vector<Partial>& partial
   std::vector<Near> all;
   for (const auto& p : partials) all.insert(all.end(), p.near.begin(), p.near.end());
   std::sort(all.begin(), all.end(), near_before);
-  if (static_cast<int>(all.size()) > request.closest) all.resize(static_cast<size_t>(std::max(0, request.closest)));
+  if (static_cast<int>(all.size()) > request.closest)
+    all.resize(static_cast<size_t>(std::max(0, request.closest)));
   std::vector<RejectedCandidate> closest;
   for (const auto& n : all) {
     const Estimator& estimator = *targets[static_cast<size_t>(n.target)].estimator;
@@ -344,15 +349,17 @@ std::vector<RejectedCandidate> merge_closest(const std::vector<Partial>& partial
 }  // namespace
 
 std::vector<TopologyChoice> auto_topologies() {
-  return {{TopologyKind::kFatTree, 1.0},      {TopologyKind::kFatTree, 2.0},       {TopologyKind::kFatTree, 4.0},
-          {TopologyKind::kRailOptimized, 1.0}, {TopologyKind::kRailOnly, 1.0},      {TopologyKind::kDragonflyPlus, 1.0},
+  return {{TopologyKind::kFatTree, 1.0},  {TopologyKind::kFatTree, 2.0},
+          {TopologyKind::kFatTree, 4.0},  {TopologyKind::kRailOptimized, 1.0},
+          {TopologyKind::kRailOnly, 1.0}, {TopologyKind::kDragonflyPlus, 1.0},
           {TopologyKind::kTorus3D, 1.0}};
 }
 
 std::string_view rejection_reason_name(int index) {
   static constexpr std::array<std::string_view, kRejectionReasonCount> kNames = {
-      "bad_product",         "heads_indivisible", "layers_indivisible", "batch_indivisible", "seq_indivisible",
-      "experts_indivisible", "dtype_unsupported", "bad_degree",         "out_of_memory",     "deadline_missed"};
+      "bad_product",     "heads_indivisible",   "layers_indivisible", "batch_indivisible",
+      "seq_indivisible", "experts_indivisible", "dtype_unsupported",  "bad_degree",
+      "out_of_memory",   "deadline_missed"};
   if (index < 0 || index >= kRejectionReasonCount) return "unknown";
   return kNames[static_cast<size_t>(index)];
 }

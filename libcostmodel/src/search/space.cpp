@@ -18,7 +18,8 @@ template <typename T, size_t N>
 int fill_choices(std::array<T, N>& out, const std::vector<T>& pins, std::initializer_list<T> defaults) {
   int count = 0;
   const auto add = [&](T value) {
-    if (count < static_cast<int>(N) && std::find(out.begin(), out.begin() + count, value) == out.begin() + count) {
+    if (count < static_cast<int>(N) &&
+        std::find(out.begin(), out.begin() + count, value) == out.begin() + count) {
       out[static_cast<size_t>(count++)] = value;
     }
   };
@@ -30,7 +31,8 @@ int fill_choices(std::array<T, N>& out, const std::vector<T>& pins, std::initial
   return count;
 }
 
-std::uint32_t split_reasons(const ModelSpec& model, const TrainingSettings& training, const ParallelSplit& s) {
+std::uint32_t split_reasons(const ModelSpec& model, const TrainingSettings& training,
+                            const ParallelSplit& s) {
   std::uint32_t invalid = kValid;
   const int kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
   // GQA: tp either splits the K/V heads or replicates them (Megatron-LM), as Estimator::check() has it.
@@ -58,15 +60,16 @@ std::vector<int> divisors(std::int64_t n) {
   return low;
 }
 
-CandidateSpace::CandidateSpace(const SearchSpace& space, const ModelSpec& model, int gpus, int scale_up_domain,
-                               const TrainingSettings& training)
+CandidateSpace::CandidateSpace(const SearchSpace& space, const ModelSpec& model, int gpus,
+                               int scale_up_domain, const TrainingSettings& training)
     : gpus_(gpus), layers_(model.layers), training_(training) {
   if (gpus < 1) throw Error("the GPU count must be positive, not " + std::to_string(gpus));
   if (training.global_batch < 1) {
     throw Error("the global batch must be positive, not " + std::to_string(training.global_batch));
   }
   if (space.max_vpp < 1) throw Error("max_vpp must be positive");
-  if (model.layers < 1 || model.heads < 1 || model.seq_len < 1) throw Error("the model has no layers or heads");
+  if (model.layers < 1 || model.heads < 1 || model.seq_len < 1)
+    throw Error("the model has no layers or heads");
   for (const int z : space.zero) {
     if (z < 0 || z > 3) throw Error("the ZeRO stage must be 0, 1, 2 or 3, not " + std::to_string(z));
   }

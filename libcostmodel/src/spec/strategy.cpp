@@ -40,10 +40,10 @@ Compression parse_compression(std::string_view text) {
   throw Error("unknown compression '" + std::string(text) + "'; expected none, fp16, int8 or topk:FRACTION");
 }
 
-int default_global_batch(const ModelSpec& model) {
+int default_global_batch(const ModelSpec& model, int gpus) {
   constexpr double kTokensPerBatch = 4194304.0;  // 2^22
   const double sequences = kTokensPerBatch / static_cast<double>(std::max<std::int64_t>(1, model.seq_len));
-  return static_cast<int>(std::max(1.0, std::floor(sequences)));
+  return std::max(static_cast<int>(std::max(1.0, std::floor(sequences))), gpus / 8);
 }
 
 std::vector<std::string> validate(const Strategy& st, const ModelSpec& model, const ClusterSpec& cluster) {

@@ -44,9 +44,9 @@ struct PlanRequest {
   TrainingSettings training;
   SearchSpace space;
   Objective objective = Objective::kTime;
-  int top_k = 10;    ///< configurations kept
-  int threads = 0;   ///< worker threads; 0: std::thread::hardware_concurrency()
-  int closest = 3;   ///< closest rejected candidates reported when nothing is feasible
+  int top_k = 10;   ///< configurations kept
+  int threads = 0;  ///< worker threads; 0: std::thread::hardware_concurrency()
+  int closest = 3;  ///< closest rejected candidates reported when nothing is feasible
   EstimateOptions options;
   std::optional<DeadlineSearch> deadline;  ///< requires options.tokens
 };

@@ -56,13 +56,15 @@ struct ParallelSplit {
   int dp = 1;
   int cp = 1;
   int ep = 1;
-  std::uint32_t invalid = kValid;  ///< InvalidReason flags found at the split level (heads, layers, batch, ...)
+  std::uint32_t invalid =
+      kValid;  ///< InvalidReason flags found at the split level (heads, layers, batch, ...)
 };
 
 /// The candidates of one model on one GPU count: splits precomputed, inner knobs enumerated on demand.
 class CandidateSpace {
  public:
-  /// Throws Error (kInput) for a non-positive GPU count, global batch or max_vpp, or a ZeRO stage outside 0..3.
+  /// Throws Error (kInput) for a non-positive GPU count, global batch or max_vpp, or a ZeRO stage outside
+  /// 0..3.
   CandidateSpace(const SearchSpace& space, const ModelSpec& model, int gpus, int scale_up_domain,
                  const TrainingSettings& training);
 
@@ -89,7 +91,7 @@ class CandidateSpace {
   int layers_ = 1;
   TrainingSettings training_;
   std::vector<ParallelSplit> splits_;
-  std::vector<int> vpp_choices_;    // candidate interleaving degrees (>= 2), ascending; 1 handled apart
+  std::vector<int> vpp_choices_;  // candidate interleaving degrees (>= 2), ascending; 1 handled apart
   bool vpp_one_allowed_ = true;
   std::vector<int> micro_batches_;  // divisors of global_batch allowed by the pins, ascending
   std::array<Recompute, kMaxChoices> recompute_{};

@@ -46,9 +46,10 @@ struct Strategy {
   [[nodiscard]] int micro_batches() const { return global_batch / (dp * micro_batch); }
 };
 
-/// Sequences per step when none is given: about 4M tokens (2^22 / seq_len, at least 1), the batch of
-/// recent dense LLMs (Llama 2: 4M tokens, Touvron et al. 2023 §2.2; GPT-3 175B: 3.2M, Brown et al. 2020).
-[[nodiscard]] int default_global_batch(const ModelSpec& model);
+/// Sequences per step when none is given: about 4M tokens (2^22 / seq_len), the batch of recent dense LLMs
+/// (Llama 2: 4M tokens, Touvron et al. 2023 §2.2; GPT-3 175B: 3.2M, Brown et al. 2020), and at least one
+/// sequence per 8 GPUs so that large clusters keep data parallelism.
+[[nodiscard]] int default_global_batch(const ModelSpec& model, int gpus);
 
 /// Every reason `strategy` cannot run `model` on `cluster` (empty when it can): product of the degrees vs GPUs,
 /// heads divisible by tp, layers by pp*vpp, global batch by dp*micro_batch, ep dividing dp and experts, ...

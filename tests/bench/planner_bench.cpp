@@ -1,0 +1,120 @@
+// Planner speed (issue 5): one Estimator::evaluate of a prepared configuration (target <= 200 ns), the
+// enumeration alone, and the whole planner in configurations per second for GPT-3 175B on 4,096 A100-80GB
+// (target >= 2.5 million per second per core).
+
+#include <benchmark/benchmark.h>
+
+#include <thread>
+
+#include "costmodel/io/catalog.hpp"
+#include "costmodel/io/load.hpp"
+#include "costmodel/search/planner.hpp"
+
+namespace costmodel {
+namespace {
+
+PlanRequest gpt3_on_4096() {
+  const Catalog catalog = load_catalog();
+  PlanRequest request;
+  request.model = load_model_file(COSTMODEL_BENCH_SOURCE_DIR "/models/gpt3-175b.yaml");
+  request.cluster = default_cluster(catalog);
+  request.cluster.gpus = 4096;
+  request.training.global_batch = 1536;
+  request.options.tokens = 300e9;
+  return request;
+}
+
+/// Narayanan et al. 2021's GPT-3 split scaled to 4,096 GPUs: tp 8, pp 8, dp 64, interleaved.
+Strategy prepared_strategy() {
+  Strategy s;
+  s.tp = 8;
+  s.pp = 8;
+  s.dp = 64;
+  s.vpp = 2;
+  s.micro_batch = 1;
+  s.global_batch = 1536;
+  s.recompute = Recompute::kSelective;
+  s.zero = 1;
+  return s;
+}
+
+void BM_EstimatorEvaluate(benchmark::State& state) {
+  const PlanRequest request = gpt3_on_4096();
+  const Estimator estimator(request.model, request.cluster, request.options);
+  const Strategy strategy = prepared_strategy();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(estimator.evaluate(strategy));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EstimatorEvaluate);
+
+void BM_EstimatorMemoryPrecheck(benchmark::State& state) {
+  const PlanRequest request = gpt3_on_4096();
+  const Estimator estimator(request.model, request.cluster, request.options);
+  const Strategy strategy = prepared_strategy();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(estimator.memory(strategy));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EstimatorMemoryPrecheck);
+
+void BM_Enumerate(benchmark::State& state) {
+  const PlanRequest request = gpt3_on_4096();
+  const CandidateSpace space(request.space, request.model, request.cluster.gpus,
+                             request.cluster.scale_up_domain(), request.training);
+  std::int64_t total = 0;
+  for (auto _ : state) {
+    std::int64_t n = 0;
+    for (const auto& split : space.splits()) {
+      space.for_each_candidate(split, [&n](const Strategy& s) {
+        benchmark::DoNotOptimize(s);
+        ++n;
+      });
+    }
+    total += n;
+  }
+  state.counters["configs_per_s"] =
+      benchmark::Counter(static_cast<double>(total), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Enumerate)->Unit(benchmark::kMillisecond);
+
+/// The whole planner (enumerate, check, memory pre-check, evaluate, rank, Pareto) on `threads` threads;
+/// arg 0 means every core.
+void BM_PlanGpt3On4096(benchmark::State& state) {
+  PlanRequest request = gpt3_on_4096();
+  request.threads = static_cast<int>(state.range(0));
+  std::int64_t evaluated = 0;
+  for (auto _ : state) {
+    const PlanResult result = plan(request);
+    evaluated += result.evaluated;
+    benchmark::DoNotOptimize(result.top.data());
+  }
+  const int threads =
+      request.threads > 0 ? request.threads : static_cast<int>(std::thread::hardware_concurrency());
+  state.counters["configs_per_s"] =
+      benchmark::Counter(static_cast<double>(evaluated), benchmark::Counter::kIsRate);
+  state.counters["configs_per_s_per_core"] =
+      benchmark::Counter(static_cast<double>(evaluated) / threads, benchmark::Counter::kIsRate);
+  state.counters["candidates"] = static_cast<double>(evaluated) / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_PlanGpt3On4096)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// `--topology auto`: seven fabrics, each sized once.
+void BM_PlanGpt3On4096AutoTopology(benchmark::State& state) {
+  PlanRequest request = gpt3_on_4096();
+  request.topologies = auto_topologies();
+  std::int64_t evaluated = 0;
+  for (auto _ : state) {
+    const PlanResult result = plan(request);
+    evaluated += result.evaluated;
+    benchmark::DoNotOptimize(result.top.data());
+  }
+  state.counters["configs_per_s"] =
+      benchmark::Counter(static_cast<double>(evaluated), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_PlanGpt3On4096AutoTopology)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace costmodel

@@ -1,0 +1,267 @@
+// `costmodel collective` and `costmodel topology` end to end: nccl-tests-style sweeps checked against
+// ../shared/reference/nccl-busbw.yaml, their usage errors, and the DGX SuperPOD switch counts.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "cli_runner.hpp"
+
+using costmodel::Json;
+using costmodel::test::CliResult;
+using costmodel::test::parse_json;
+using costmodel::test::run_cli;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// Errors are one line on stderr and nothing on stdout.
+void check_one_line_error(const CliResult& result, int exit_code) {
+  CHECK(result.exit_code == exit_code);
+  CHECK(result.out.empty());
+  REQUIRE_FALSE(result.err.empty());
+  CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+}
+
+const Json& member(const Json& object, const std::string& key) {
+  const Json* value = object.find(key);
+  REQUIRE_MESSAGE(value != nullptr, "missing key " << key);
+  return *value;
+}
+
+double number(const Json& value) {
+  if (const auto* i = std::get_if<std::int64_t>(&value.value())) return static_cast<double>(*i);
+  REQUIRE(std::holds_alternative<double>(value.value()));
+  return std::get<double>(value.value());
+}
+
+std::string text(const Json& value) {
+  REQUIRE(std::holds_alternative<std::string>(value.value()));
+  return std::get<std::string>(value.value());
+}
+
+/// The collective sweep's JSON document for `args` (exit 0, valid JSON).
+Json collective_json(std::vector<std::string> args) {
+  args.insert(args.begin(), "collective");
+  args.insert(args.end(), {"--format", "json"});
+  const CliResult result = run_cli(args);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  return parse_json(result.out);
+}
+
+/// busbw (GB/s) of the 8 GiB row, the last of a default sweep.
+double busbw_at_8gib(const Json& document) {
+  const auto& rows = member(document, "rows").as_array();
+  REQUIRE_FALSE(rows.empty());
+  const Json& last = rows.back();
+  CHECK(number(member(last, "size")) == doctest::Approx(8589934592.0));
+  return number(member(last, "busbw_GBps"));
+}
+
+const std::vector<std::string> kDgxH100 = {"--gpu", "h100-sxm", "--gpus", "8"};
+
+std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+}  // namespace
+
+TEST_CASE("collective: the sweep has nccl-tests' columns and the default sizes 8 B .. 8 GiB") {
+  const Json document = collective_json(with({"--op", "allreduce"}, kDgxH100));
+  CHECK(text(member(document, "op")) == "allreduce");
+  CHECK(number(member(document, "ranks")) == 8);  // default: every GPU of the cluster
+  const auto& rows = member(document, "rows").as_array();
+  REQUIRE(rows.size() == 31);  // 8 B x 2^k up to 8 GiB
+  double size = 8.0;
+  for (const auto& row : rows) {
+    CHECK(number(member(row, "size")) == size);
+    CHECK(number(member(row, "count")) == size / 4.0);
+    const double time_us = number(member(row, "time_us"));
+    CHECK(time_us > 0.0);
+    CHECK(time_us ==
+          doctest::Approx(number(member(row, "latency_us")) + number(member(row, "bandwidth_us"))));
+    const double algbw = number(member(row, "algbw_GBps"));
+    CHECK(algbw == doctest::Approx(size / (time_us * 1e-6) / 1e9));
+    CHECK(number(member(row, "busbw_GBps")) == doctest::Approx(algbw * 2.0 * 7.0 / 8.0));
+    CHECK_FALSE(text(member(row, "algorithm")).empty());
+    size *= 2.0;
+  }
+  // Auto: small messages and large ones need not pick the same algorithm, but it is always a real one.
+  CHECK(text(member(rows.back(), "algorithm")) != "auto");
+}
+
+TEST_CASE("collective: busbw at 8 GiB on one DGX H100 matches nccl-busbw.yaml within 10%") {
+  SUBCASE("ring: 370 GB/s (dgx-h100-nvlink-ring)") {
+    const Json document = collective_json(with({"--op", "allreduce", "--algo", "ring"}, kDgxH100));
+    CHECK(busbw_at_8gib(document) == doctest::Approx(370.0).epsilon(0.10));
+  }
+  SUBCASE("in-network: 480 GB/s (dgx-h100-nvls)") {
+    const Json document = collective_json(with({"--op", "allreduce", "--algo", "in-network"}, kDgxH100));
+    CHECK(busbw_at_8gib(document) == doctest::Approx(480.0).epsilon(0.10));
+  }
+}
+
+TEST_CASE("collective: --min-bytes, --max-bytes and --step-factor shape the sweep") {
+  const Json document = collective_json(with({"--op", "allgather", "--ranks", "4", "--min-bytes", "1KiB",
+                                              "--max-bytes", "1MiB", "--step-factor", "4"},
+                                             kDgxH100));
+  const auto& rows = member(document, "rows").as_array();
+  REQUIRE(rows.size() == 6);  // 1 KiB, 4 KiB, ..., 1 MiB
+  CHECK(number(member(rows.front(), "size")) == 1024.0);
+  CHECK(number(member(rows.back(), "size")) == 1048576.0);
+  CHECK(number(member(document, "ranks")) == 4);
+}
+
+TEST_CASE("collective: table and csv formats") {
+  const CliResult table = run_cli(with({"collective", "--op", "allreduce", "--max-bytes", "1KiB"}, kDgxH100));
+  REQUIRE(table.exit_code == 0);
+  CHECK(contains(table.out, "busbw (GB/s)"));
+  CHECK(contains(table.out, "algorithm"));
+  CHECK(contains(table.out, "crossover"));
+
+  // Across nodes the tree wins small messages and the ring large ones: the crossover is reported.
+  const CliResult multi =
+      run_cli({"collective", "--op", "allreduce", "--gpus", "1024", "--max-bytes", "1KiB"});
+  REQUIRE(multi.exit_code == 0);
+  CHECK(contains(multi.out, "ring/tree crossover: tree is faster below"));
+  const Json json = collective_json({"--op", "allreduce", "--gpus", "1024", "--max-bytes", "1KiB"});
+  CHECK(number(member(json, "ring_tree_crossover_bytes")) > 1024.0);
+  CHECK(text(member(member(json, "rows").as_array().front(), "algorithm")) == "tree");
+
+  const CliResult csv =
+      run_cli(with({"collective", "--op", "allreduce", "--max-bytes", "64B", "--format", "csv"}, kDgxH100));
+  REQUIRE(csv.exit_code == 0);
+  CHECK(csv.out.rfind("size,count,time_us,algbw_GBps,busbw_GBps,algorithm,latency_us,bandwidth_us\n", 0) ==
+        0);
+  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 5);  // header + 8, 16, 32, 64 B
+}
+
+TEST_CASE("collective: bad input exits 2 with a clear message") {
+  SUBCASE("min > max") {
+    const CliResult r =
+        run_cli({"collective", "--op", "allreduce", "--min-bytes", "1PB", "--max-bytes", "1B"});
+    check_one_line_error(r, 2);
+    CHECK(contains(r.err, "--min-bytes"));
+    CHECK(contains(r.err, "larger than --max-bytes"));
+  }
+  SUBCASE("misspelt collective") {
+    const CliResult r = run_cli({"collective", "--op", "allreduc"});
+    check_one_line_error(r, 2);
+    CHECK(contains(r.err, "did you mean 'allreduce'"));
+  }
+  SUBCASE("missing --op") {
+    check_one_line_error(run_cli({"collective"}), 2);
+  }
+  SUBCASE("step factor not above 1") {
+    const CliResult r = run_cli({"collective", "--op", "allreduce", "--step-factor", "1"});
+    check_one_line_error(r, 2);
+    CHECK(contains(r.err, "--step-factor"));
+  }
+  SUBCASE("bad size") {
+    check_one_line_error(run_cli({"collective", "--op", "allreduce", "--max-bytes", "lots"}), 2);
+  }
+  SUBCASE("ranks beyond the cluster, or fewer than 2") {
+    const CliResult r = run_cli(with({"collective", "--op", "allreduce", "--ranks", "16"}, kDgxH100));
+    check_one_line_error(r, 2);
+    CHECK(contains(r.err, "--ranks"));
+    check_one_line_error(
+        run_cli(with({"collective", "--op", "allreduce", "--ranks", "4", "--stride", "4"}, kDgxH100)), 2);
+    check_one_line_error(run_cli(with({"collective", "--op", "allreduce", "--ranks", "1"}, kDgxH100)), 2);
+  }
+  SUBCASE("in-network without NVLS says why") {
+    const CliResult r = run_cli(
+        {"collective", "--op", "allreduce", "--algo", "in-network", "--gpu", "a100-80gb", "--gpus", "8"});
+    check_one_line_error(r, 2);
+    CHECK(contains(r.err, "NVLS"));
+  }
+  SUBCASE("in-network across a switch without SHARP says why") {
+    const CliResult r = run_cli({"collective", "--op", "allreduce", "--algo", "in-network", "--gpu",
+                                 "h100-sxm", "--gpus", "64", "--link", "roce-400g", "--switch", "sn5600"});
+    check_one_line_error(r, 2);
+    CHECK(contains(r.err, "SHARP"));
+  }
+  SUBCASE("algorithm that does not implement the collective") {
+    const CliResult r = run_cli({"collective", "--op", "alltoall", "--algo", "ring"});
+    check_one_line_error(r, 2);
+    CHECK(contains(r.err, "alltoall"));
+  }
+}
+
+TEST_CASE("topology: the 64-unit rail-optimized DGX SuperPOD uses 512 + 512 + 256 switches") {
+  const CliResult r = run_cli({"topology", "--gpus", "16384", "--topology", "rail-optimized", "--switch",
+                               "qm9700", "--link", "ib-ndr-400g", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Json document = parse_json(r.out);
+  CHECK(text(member(document, "topology")) == "rail-optimized");
+  const auto& per_tier = member(document, "switches_per_tier").as_array();
+  REQUIRE(per_tier.size() == 3);
+  CHECK(number(per_tier[0]) == 512);
+  CHECK(number(per_tier[1]) == 512);
+  CHECK(number(per_tier[2]) == 256);
+  CHECK(number(member(document, "switches")) == 1280);
+  const auto& names = member(document, "tier_names").as_array();
+  REQUIRE(names.size() == 3);
+  CHECK(text(names[0]) == "leaf");
+  CHECK(number(member(document, "host_links")) == 16384);
+  CHECK(number(member(document, "nics")) == 16384);
+  CHECK(number(member(document, "capex_usd")) > 0.0);
+  CHECK(number(member(document, "power_w")) > 0.0);
+  CHECK(number(member(document, "diameter_hops")) > 0);
+  CHECK(number(member(document, "bisection_Bps")) > 0.0);
+  CHECK(member(document, "note").is_null());
+}
+
+TEST_CASE("topology: the default table shows the inventory") {
+  const CliResult r = run_cli({"topology"});
+  REQUIRE(r.exit_code == 0);
+  for (const char* label : {"switches", "optical transceivers", "capex (USD)", "diameter", "bisection"}) {
+    CHECK_MESSAGE(contains(r.out, label), label);
+  }
+}
+
+TEST_CASE("topology --topology all: one row per topology, failures as notes") {
+  const CliResult r = run_cli({"topology", "--topology", "all", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Json document = parse_json(r.out);
+  const auto& rows = member(document, "topologies").as_array();
+  REQUIRE(rows.size() == 6);
+  std::vector<std::string> kinds;
+  for (const auto& row : rows) kinds.push_back(text(member(row, "topology")));
+  CHECK(kinds == std::vector<std::string>{"fat-tree", "rail-optimized", "rail-only", "dragonfly-plus",
+                                          "torus-2d", "torus-3d"});
+
+  const CliResult table = run_cli({"topology", "--topology", "all"});
+  REQUIRE(table.exit_code == 0);
+  for (const auto& kind : kinds) CHECK(contains(table.out, kind));
+
+  // Beyond what 3 tiers of a 40-port switch hold: the switched fabrics say why, the torus still builds.
+  const Json big = parse_json(run_cli({"topology", "--topology", "all", "--gpus", "1000000", "--switch",
+                                       "qm8700", "--format", "json"})
+                                  .out);
+  const auto& big_rows = member(big, "topologies").as_array();
+  REQUIRE(big_rows.size() == 6);
+  CHECK(contains(text(member(big_rows[0], "note")), "3-tier"));
+  CHECK(member(big_rows[0], "switches").is_null());
+  CHECK(member(big_rows[4], "note").is_null());
+  CHECK(number(member(big_rows[4], "gpus")) == 1000000);
+}
+
+TEST_CASE("topology: a misspelt topology suggests the right one, including 'all'") {
+  const CliResult r = run_cli({"topology", "--topology", "alll"});
+  check_one_line_error(r, 2);
+  CHECK(contains(r.err, "did you mean 'all'"));
+  const CliResult other = run_cli({"topology", "--topology", "rail-optimised"});
+  check_one_line_error(other, 2);
+  CHECK(contains(other.err, "did you mean 'rail-optimized'"));
+}
