@@ -17,8 +17,10 @@
   X(catalog, "list the catalogs: GPUs, links, switches, models, topologies")    \
   X(plan, "rank every parallel configuration by step time, cost or switches")   \
   X(estimate, "step time, memory, MFU, days and cost of one parallel split")     \
+  X(validate, "predicted vs published training runs, with error statistics")     \
   X(collective, "time, algbw and busbw of one collective over message sizes")    \
   X(topology, "inventory, capex, power, diameter and bisection of the fabric")   \
+  X(calibrate, "fit alpha and beta per collective to nccl-tests logs")          \
   /* one X(...) line per command above; each line ends with a backslash */
 // clang-format on
 

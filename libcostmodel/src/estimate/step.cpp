@@ -20,6 +20,14 @@ constexpr double kOptimizerTrafficBytes = 32.0;
 // its intermediate: 4f bytes (GELU) or 6f (gated: gate, up, product).
 constexpr double kElementwiseBytesPerHidden = 30.0;
 
+// The part of `comm` seconds left on the critical path when it runs beside `window` seconds of compute:
+// only `hidden` of the overlapped share is hidden, since NCCL's kernels take SMs and memory bandwidth from the
+// concurrent GEMMs (Rashidi et al. 2021, "Enabling compute-communication overlap in distributed deep
+// learning training platforms", §2; GpuEfficiency::overlap).
+double exposed_after_overlap(double comm, double window, double hidden) {
+  return comm - hidden * std::min(comm, window);
+}
+
 double gemm_seconds(const GpuSpec& gpu, Dtype dtype, double m, double n, double k) {
   return gemm_time(gpu, dtype, m, n, k).value;
 }
@@ -238,7 +246,7 @@ StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {
     const LinkPath cp_path = link_path(topology_, Communicator{st.cp, st.tp, st.tp});
     const double block = 2.0 * T * kv / t * act_bytes;
     const double forward = (st.cp - 1) * comm(Collective::kSendRecv, Algorithm::kAuto, block, cp_path).value;
-    cp_layer = std::max(0.0, forward - attention_core) + std::max(0.0, 2.0 * forward - 2.0 * attention_core);
+    cp_layer = exposed_after_overlap(3.0 * forward, 3.0 * attention_core, gpu.efficiency.overlap);
   }
 
   // ---- Expert parallelism: dispatch and combine all-to-alls forward and backward per MoE layer
@@ -298,12 +306,15 @@ StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {
       const double regather = comm(Collective::kAllGather, Algorithm::kAuto, stage_params * 2.0, dp_path).value;
       const double per_mb = 2.0 * regather;
       dp_total += m * per_mb;
-      dp_exposed += st.overlap ? m * std::max(0.0, per_mb - (3.0 * layers_per_stage * layer_forward)) : m * per_mb;
+      dp_exposed += st.overlap ? m * exposed_after_overlap(per_mb, 3.0 * layers_per_stage * layer_forward,
+                                                           gpu.efficiency.overlap)
+                               : m * per_mb;
     }
     dp_total += reduce + gather;
     // Bucketed overlap: gradient reduction hides behind the last micro-batch's backward, the weight
     // all-gather behind the next step's first forward (Megatron-LM --overlap-grad-reduce/--overlap-param-gather).
-    dp_exposed += st.overlap ? std::max(0.0, reduce - backward_window) + std::max(0.0, gather - forward_window)
+    dp_exposed += st.overlap ? exposed_after_overlap(reduce, backward_window, gpu.efficiency.overlap) +
+                                   exposed_after_overlap(gather, forward_window, gpu.efficiency.overlap)
                              : reduce + gather;
   }
 

@@ -84,11 +84,13 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base) {
       g.efficiency.gemm_half_size = e.optional_number("gemm_half_size", 0.0, 1e6).value_or(g.efficiency.gemm_half_size);
       g.efficiency.hbm = e.optional_number("hbm", 0.01, 1.0).value_or(g.efficiency.hbm);
       g.efficiency.attention = e.optional_number("attention", 0.01, 1.0).value_or(g.efficiency.attention);
+      g.efficiency.overlap = e.optional_number("overlap", 0.0, 1.0).value_or(g.efficiency.overlap);
     } else {
       g.efficiency.gemm = e.number("gemm", 0.01, 1.0);
       g.efficiency.gemm_half_size = e.number("gemm_half_size", 0.0, 1e6);
       g.efficiency.hbm = e.number("hbm", 0.01, 1.0);
       g.efficiency.attention = e.number("attention", 0.01, 1.0);
+      g.efficiency.overlap = e.number("overlap", 0.0, 1.0);
     }
     g.efficiency.fitted = e.optional_string("fitted").value_or(g.efficiency.fitted);
     e.finish();

@@ -39,6 +39,7 @@ struct GpuEfficiency {
   double gemm_half_size = 256.0;  ///< GEMM size (elements along the smallest dimension) at which efficiency halves
   double hbm = 0.85;              ///< achievable fraction of HBM bandwidth for memory-bound kernels
   double attention = 0.5;         ///< fraction of dense peak fused (flash) attention kernels reach
+  double overlap = 1.0;           ///< fraction of communication overlapped with compute that is actually hidden
   std::string fitted;             ///< how these values were obtained
 };
 
