@@ -231,3 +231,16 @@ TEST_CASE("expert parallelism pays all-to-alls on the fabric, and rail-only pays
   REQUIRE(across_rail_only.valid());
   CHECK(across_rail_only.breakdown.ep_comm.value > across_fat.breakdown.ep_comm.value);
 }
+
+TEST_CASE("reduce-scatter and all-gather of one buffer cost the same (the estimator counts SP pairs as 2 RS)") {
+  for (const char* gpu : {"a100-80gb", "h100-sxm"}) {
+    const ClusterSpec c = cluster(gpu, 64, "ib-ndr-400g");
+    for (int ranks : {2, 4, 8, 16, 64}) {
+      const LinkPath path = link_path(c, Communicator{ranks, 1, 1});
+      for (double n : {1e3, 1e6, 1e9}) {
+        CHECK(collective_cost(Collective::kReduceScatter, Algorithm::kAuto, Bytes(n), path).time.value ==
+              doctest::Approx(collective_cost(Collective::kAllGather, Algorithm::kAuto, Bytes(n), path).time.value));
+      }
+    }
+  }
+}

@@ -42,12 +42,24 @@ void BM_EstimatorEvaluate(benchmark::State& state) {
   const PlanRequest request = gpt3_on_4096();
   const Estimator estimator(request.model, request.cluster, request.options);
   const Strategy strategy = prepared_strategy();
+  const SplitPaths paths = estimator.paths(strategy);  // prepared once per split, as the planner does
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(estimator.evaluate(strategy, paths));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EstimatorEvaluate);
+
+void BM_EstimatorEvaluateUnprepared(benchmark::State& state) {
+  const PlanRequest request = gpt3_on_4096();
+  const Estimator estimator(request.model, request.cluster, request.options);
+  const Strategy strategy = prepared_strategy();
   for (auto _ : state) {
     benchmark::DoNotOptimize(estimator.evaluate(strategy));
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_EstimatorEvaluate);
+BENCHMARK(BM_EstimatorEvaluateUnprepared);
 
 void BM_EstimatorMemoryPrecheck(benchmark::State& state) {
   const PlanRequest request = gpt3_on_4096();

@@ -150,7 +150,25 @@ Seconds comm(Collective c, Algorithm a, double bytes, const LinkPath& path) {
 
 }  // namespace
 
+SplitPaths Estimator::paths(const Strategy& st) const noexcept {
+  // Placement: TP innermost, then CP, EP (inside DP), DP, PP outermost. Groups that communicate at the same
+  // time share the nodes' NICs (concurrent_groups).
+  SplitPaths p;
+  const int tp_cp = st.tp * st.cp;
+  if (st.tp > 1) p.tp = link_path(topology_, Communicator{st.tp, 1, std::max(1, cluster_.gpus_per_node / st.tp)});
+  if (st.cp > 1) p.cp = link_path(topology_, Communicator{st.cp, st.tp, st.tp});
+  if (st.ep > 1) p.ep = link_path(topology_, Communicator{st.ep, tp_cp, tp_cp});
+  if (st.pp > 1) p.pp = link_path(topology_, Communicator{2, tp_cp * st.dp, tp_cp * st.dp});
+  if (st.dp > 1) p.dp = link_path(topology_, Communicator{st.dp, tp_cp, tp_cp});
+  return p;
+}
+
 StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {
+  if (check(st) != kValid) return evaluate(st, SplitPaths{});
+  return evaluate(st, paths(st));
+}
+
+StepEstimate Estimator::evaluate(const Strategy& st, const SplitPaths& paths) const noexcept {
   StepEstimate e;
   e.strategy = st;
   e.topology = cluster_.topology;
@@ -230,11 +248,11 @@ StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {
   // all-gather pair (Korthikanti et al. 2022 §4.2.2).
   double tp_layer = 0.0;
   if (st.tp > 1) {
-    const LinkPath tp_path = link_path(topology_, Communicator{st.tp, 1, std::max(1, cluster_.gpus_per_node / st.tp)});
+    const LinkPath& tp_path = paths.tp;
     const double n = T * h * act_bytes;
-    const double one = sp ? (comm(Collective::kReduceScatter, options_.tp_algorithm, n, tp_path) +
-                             comm(Collective::kAllGather, options_.tp_algorithm, n, tp_path))
-                                .value
+    // A reduce-scatter and an all-gather of the same buffer cost the same under every algorithm modelled
+    // (Thakur et al. 2005 §4.1, §4.3: the same steps in reverse), so the pair is twice the reduce-scatter.
+    const double one = sp ? 2.0 * comm(Collective::kReduceScatter, options_.tp_algorithm, n, tp_path).value
                           : comm(Collective::kAllReduce, options_.tp_algorithm, n, tp_path).value;
     tp_layer = one * (st.recompute == Recompute::kFull ? 6.0 : 4.0);
   }
@@ -243,7 +261,7 @@ StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {
   // K/V plus their gradients backward; overlapped with the attention core they feed.
   double cp_layer = 0.0;
   if (st.cp > 1) {
-    const LinkPath cp_path = link_path(topology_, Communicator{st.cp, st.tp, st.tp});
+    const LinkPath& cp_path = paths.cp;
     const double block = 2.0 * T * kv / t * act_bytes;
     const double forward = (st.cp - 1) * comm(Collective::kSendRecv, Algorithm::kAuto, block, cp_path).value;
     cp_layer = exposed_after_overlap(3.0 * forward, 3.0 * attention_core, gpu.efficiency.overlap);
@@ -253,7 +271,7 @@ StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {
   // (Lepikhin et al. 2020), two more under full recompute.
   double ep_layer = 0.0;
   if (st.ep > 1 && model_.is_moe()) {
-    const LinkPath ep_path = link_path(topology_, Communicator{st.ep, st.tp * st.cp, st.tp * st.cp});
+    const LinkPath& ep_path = paths.ep;
     const double n = T * model_.moe->top_k * h * act_bytes;
     ep_layer = moe_share * comm(Collective::kAllToAll, Algorithm::kAuto, n, ep_path).value *
                (st.recompute == Recompute::kFull ? 6.0 : 4.0);
@@ -264,8 +282,7 @@ StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {
   // scatter-gather, Narayanan et al. 2021 §4.1).
   double pp_microbatch = 0.0;
   if (st.pp > 1) {
-    const int stage_stride = st.tp * st.cp * st.dp;
-    const LinkPath pp_path = link_path(topology_, Communicator{2, stage_stride, stage_stride});
+    const LinkPath& pp_path = paths.pp;
     const double n = T * h * act_bytes / (sp || st.tp > 1 ? t : 1.0);
     pp_microbatch = 2.0 * v * comm(Collective::kSendRecv, Algorithm::kAuto, n, pp_path).value;
   }
@@ -287,7 +304,7 @@ StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {
   const double backward_window = 2.0 * layers_per_stage * layer_forward;  // the last micro-batch's backward
   const double forward_window = layers_per_stage * layer_forward;
   if (st.dp > 1) {
-    const LinkPath dp_path = link_path(topology_, Communicator{st.dp, st.tp * st.cp, st.tp * st.cp});
+    const LinkPath& dp_path = paths.dp;
     double reduce = 0.0, gather = 0.0;
     if (st.compression.kind == CompressionKind::kTopK) {
       // Top-k sparsified gradients cannot be summed in flight: every rank all-gathers everyone's values and

@@ -81,6 +81,8 @@ Table configurations_table(const std::vector<StepEstimate>& estimates, const std
                         {"micro_batch", "mb", "", 4},
                         {"recompute", "recompute", "", 4},
                         {"zero", "zero", "", 2},
+                        {"sequence_parallel", "sp", "", 1},
+                        {"overlap", "overlap", "", 1},
                         {"topology", "topology", "", 4},
                         {"step_time_s", "step", "s", 4},
                         {"model_tflops_per_gpu", "model", "TFLOP/s", 4},
@@ -101,7 +103,8 @@ Table configurations_table(const std::vector<StepEstimate>& estimates, const std
     if (rank) row.emplace_back(++position);
     row.insert(row.end(),
                {Json(st.tp), Json(st.pp), Json(st.dp), Json(st.cp), Json(st.ep), Json(st.vpp), Json(st.micro_batch),
-                Json(std::string(to_string(st.recompute))), Json(st.zero), Json(std::string(to_string(e.topology))),
+                Json(std::string(to_string(st.recompute))), Json(st.zero), Json(st.sequence_parallel),
+                Json(st.overlap), Json(std::string(to_string(e.topology))),
                 Json(e.step_time.value), Json(e.model_tflops_per_gpu), Json(100.0 * e.mfu),
                 Json(e.memory.total.value / 1073741824.0), Json(e.fits_memory),
                 Json(e.step_time.value > 0 ? 100.0 * exposed / e.step_time.value : 0.0),

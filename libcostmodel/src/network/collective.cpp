@@ -283,7 +283,10 @@ BytesPerSecond busbw(Collective collective, Bytes n, int ranks, Seconds time) {
   return algbw(n, time) * bus_factor(collective, ranks);
 }
 
-bool applicable(Collective c, Algorithm a, const LinkPath& path) {
+namespace {
+
+// applicable()'s body, inlined into Auto's candidate loop (the planner's hot path).
+inline bool applicable_inline(Collective c, Algorithm a, const LinkPath& path) {
   const bool up = path.scale_up.ranks > 1;
   const bool out = path.scale_out.ranks > 1;
   switch (a) {
@@ -315,6 +318,10 @@ bool applicable(Collective c, Algorithm a, const LinkPath& path) {
   return false;
 }
 
+}  // namespace
+
+bool applicable(Collective c, Algorithm a, const LinkPath& path) { return applicable_inline(c, a, path); }
+
 CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& path) {
   if (!(n.value >= 0.0) || !std::isfinite(n.value)) throw Error("message size must be a finite size >= 0");
   if (path.ranks <= 1)
@@ -331,7 +338,7 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& pat
   CommCost best{Seconds(std::numeric_limits<double>::infinity()), Seconds(0.0), Seconds(0.0),
                 Algorithm::kRing};
   for (Algorithm candidate : kAutoCandidates) {
-    if (!applicable(c, candidate, path)) continue;
+    if (!applicable_inline(c, candidate, path)) continue;
     const CommCost cost = make_cost(evaluate(c, candidate, path, s, n.value), candidate);
     if (cost.time < best.time) best = cost;
   }

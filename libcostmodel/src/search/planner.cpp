@@ -110,6 +110,7 @@ class Search {
       count_invalid(split.invalid, target.space->representative(split));
       return;
     }
+    const SplitPaths paths = estimator.paths(target.space->representative(split));
     target.space->for_each_candidate(split, [&](const Strategy& s) {
       ++p.evaluated;
       if (const std::uint32_t flags = estimator.check(s); flags != kValid) {
@@ -122,7 +123,7 @@ class Search {
         remember(1, memory.total.value / memory.capacity.value, s);
         return;
       }
-      Ranked r{{}, estimator.evaluate(s)};
+      Ranked r{{}, estimator.evaluate(s, paths)};
       if (!r.estimate.valid()) {
         count_invalid(r.estimate.invalid, s);
         return;

@@ -21,17 +21,6 @@ std::optional<Dtype> parse_dtype(std::string_view name) {
   return std::nullopt;
 }
 
-double bytes_per_element(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::kFp8: return 1.0;
-    case Dtype::kBf16:
-    case Dtype::kFp16: return 2.0;
-    case Dtype::kTf32:
-    case Dtype::kFp32: return 4.0;
-  }
-  return 2.0;
-}
-
 std::string_view to_string(Transport transport) { return transport == Transport::kRdma ? "rdma" : "tcp"; }
 
 std::string_view to_string(InNetworkReduction reduction) {

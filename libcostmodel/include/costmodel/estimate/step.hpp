@@ -77,6 +77,16 @@ struct StepEstimate {
   [[nodiscard]] bool valid() const { return invalid == kValid; }
 };
 
+/// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only), computed once per
+/// split so that every inner knob (micro-batch, recompute, ZeRO, ...) is evaluated from plain numbers.
+struct SplitPaths {
+  LinkPath tp;  ///< tp ranks, stride 1
+  LinkPath cp;  ///< cp ranks, stride tp
+  LinkPath ep;  ///< ep ranks, stride tp·cp
+  LinkPath pp;  ///< neighbouring stages: 2 ranks, stride tp·cp·dp
+  LinkPath dp;  ///< dp ranks, stride tp·cp (all tp·cp groups at once)
+};
+
 /// The model and cluster prepared once (parameter counts, FLOPs, fabric sizing) so that each
 /// configuration is evaluated from plain numbers, without allocation. Safe to share across threads.
 class Estimator {
@@ -86,6 +96,10 @@ class Estimator {
 
   /// The estimate of `strategy`; an invalid one comes back with its `invalid` flags set and no numbers.
   [[nodiscard]] StepEstimate evaluate(const Strategy& strategy) const noexcept;
+  /// The same with the split's communicator paths already computed by paths(): the planner's inner loop.
+  [[nodiscard]] StepEstimate evaluate(const Strategy& strategy, const SplitPaths& paths) const noexcept;
+  /// The communicator paths of `strategy`'s split (requires check(strategy) == kValid).
+  [[nodiscard]] SplitPaths paths(const Strategy& strategy) const noexcept;
   /// Memory per GPU only: the planner's cheap pre-check.
   [[nodiscard]] MemoryBreakdown memory(const Strategy& strategy) const noexcept;
   /// InvalidReason flags of `strategy` (kValid when it can run).

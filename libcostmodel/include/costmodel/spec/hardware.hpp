@@ -19,7 +19,9 @@ inline constexpr int kDtypeCount = 5;
 /// The dtype named `name`, or nullopt.
 [[nodiscard]] std::optional<Dtype> parse_dtype(std::string_view name);
 /// Bytes of one element of `dtype` (fp8: 1, bf16/fp16: 2, tf32/fp32: 4).
-[[nodiscard]] double bytes_per_element(Dtype dtype);
+[[nodiscard]] constexpr double bytes_per_element(Dtype dtype) {
+  return dtype == Dtype::kFp8 ? 1.0 : (dtype == Dtype::kBf16 || dtype == Dtype::kFp16) ? 2.0 : 4.0;
+}
 
 /// The NVLink / NVSwitch (or UALink) domain a GPU sits in.
 struct ScaleUpSpec {
