@@ -12,6 +12,7 @@
 
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
+#include "costmodel/io/runs.hpp"
 
 using namespace costmodel;
 namespace fs = std::filesystem;
@@ -50,6 +51,7 @@ std::string load_error(const Fixture& f, const Catalog& catalog) {
     else if (f.kind == "gpus") (void)load_gpus_file(f.path);
     else if (f.kind == "links") (void)load_links_file(f.path);
     else if (f.kind == "switches") (void)load_switches_file(f.path);
+    else if (f.kind == "runs") (void)load_published_runs(f.path, catalog);
     else return "unknown fixture kind '" + f.kind + "'";
   } catch (const Error& e) {
     CHECK(e.kind() == ErrorKind::kInput);
@@ -76,4 +78,25 @@ TEST_CASE("every bad fixture fails with its exact one-line message") {
     CHECK(message == f.expected);
     CHECK(message.find('\n') == std::string::npos);
   }
+}
+
+TEST_CASE("a missing file or a directory where a file is expected") {
+  const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
+  const std::string missing = std::string(COSTMODEL_TEST_FIXTURES) + "/no-such-file.yaml";
+  const std::string directory = std::string(COSTMODEL_TEST_FIXTURES) + "/bad";
+  const auto message = [](auto&& load) {
+    try {
+      load();
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::kInput);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message([&] { (void)load_model_file(missing); }) == missing + ": error: no such file");
+  CHECK(message([&] { (void)load_cluster_file(directory, catalog); }) ==
+        directory + ": error: is a directory, expected a YAML file");
+  CHECK(message([&] { (void)load_published_runs(directory, catalog); }) ==
+        directory + ": error: is a directory, expected a YAML file");
+  CHECK(message([&] { (void)load_catalog(missing); }).find("catalog not found") != std::string::npos);
 }

@@ -41,19 +41,23 @@ void Error::format() {
 }
 
 int edit_distance(const std::string& a, const std::string& b) {
-  // Levenshtein distance by the two-row dynamic programme (Wagner & Fischer 1974).
-  std::vector<int> previous(b.size() + 1), current(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) previous[j] = static_cast<int>(j);
+  // Optimal string alignment distance (Damerau 1964; Wagner & Fischer 1974): insertions, deletions,
+  // substitutions and transpositions of neighbours each cost 1, so "bf61" is one edit from "bf16".
+  const auto same = [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+  };
+  std::vector<std::vector<int>> d(a.size() + 1, std::vector<int>(b.size() + 1, 0));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = static_cast<int>(i);
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = static_cast<int>(j);
   for (size_t i = 1; i <= a.size(); ++i) {
-    current[0] = static_cast<int>(i);
     for (size_t j = 1; j <= b.size(); ++j) {
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
-      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (same ? 0 : 1)});
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (same(a[i - 1], b[j - 1]) ? 0 : 1)});
+      if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1])) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
     }
-    std::swap(previous, current);
   }
-  return previous[b.size()];
+  return d[a.size()][b.size()];
 }
 
 std::string closest_name(const std::string& name, const std::vector<std::string>& known) {

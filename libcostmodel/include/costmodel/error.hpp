@@ -54,7 +54,7 @@ class Error : public std::exception {
 /// The known name closest to `name` by edit distance, or "" when none is close enough to suggest.
 [[nodiscard]] std::string closest_name(const std::string& name, const std::vector<std::string>& known);
 
-/// Edit distance (Levenshtein, case-insensitive) between two names.
+/// Edit distance (optimal string alignment: Levenshtein plus neighbour transpositions, case-insensitive).
 [[nodiscard]] int edit_distance(const std::string& a, const std::string& b);
 
 }  // namespace costmodel

@@ -26,6 +26,10 @@ Spec name_or_inline(yaml::Map& parent, const std::string& key, Find find, Read r
       throw e.at(yaml::location_of(parent.file(), node), parent.field(key));
     }
   }
+  if (!node.IsMap()) {
+    throw Error(yaml::location_of(parent.file(), node), parent.field(key),
+                "expected a catalog name or a mapping, got " + yaml::describe(node));
+  }
   yaml::Map inline_map(parent.file(), node, parent.field(key));
   const Spec* base = nullptr;
   Spec named;
@@ -82,7 +86,8 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
     const YAML::Node dims = out.optional("torus_dims");
     if (!dims.IsSequence() || dims.size() < 2 || dims.size() > 3) {
       throw Error(yaml::location_of(map.file(), dims), out.field("torus_dims"),
-                  "expected a list of 2 or 3 sizes, got " + yaml::describe(dims));
+                  "expected a list of 2 or 3 sizes, got " +
+                      (dims.IsSequence() ? "a list of " + std::to_string(dims.size()) : yaml::describe(dims)));
     }
     for (size_t i = 0; i < dims.size(); ++i) {
       c.torus_dims.push_back(static_cast<int>(

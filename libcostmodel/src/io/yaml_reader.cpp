@@ -70,8 +70,11 @@ Document parse_text(const std::string& text, const std::string& file) {
   Document document{file, {}};
   try {
     document.root = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    throw Error(ErrorLocation{file, e.mark.line + 1, e.mark.column + 1}, "",
+                "nested more than " + std::to_string(e.depth()) + " levels deep; not an input of ours");
   } catch (const YAML::Exception& e) {
-    // yaml-cpp marks are 0-based; DeepRecursion (nesting beyond its guard) is a ParserException too.
+    // yaml-cpp marks are 0-based.
     const int line = e.mark.is_null() ? 0 : e.mark.line + 1;
     const int column = e.mark.is_null() ? 0 : e.mark.column + 1;
     throw Error(ErrorLocation{file, line, column}, "", "invalid YAML: " + e.msg);

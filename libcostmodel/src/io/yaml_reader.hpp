@@ -3,6 +3,7 @@
 // file and dotted field path, turns every problem into costmodel::Error at FILE:LINE:COL, and at finish()
 // rejects every key nobody asked for, with a "did you mean" suggestion.
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
