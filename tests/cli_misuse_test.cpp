@@ -1,0 +1,69 @@
+// Bad command-line values (issue 8): each exits 2 with one line on stderr naming the flag, and nothing on stdout.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli_runner.hpp"
+
+using costmodel::test::run_cli;
+
+namespace {
+
+struct Misuse {
+  std::vector<std::string> args;
+  std::string message;  // the whole stderr line, without its newline
+};
+
+}  // namespace
+
+TEST_CASE("bad command-line values exit 2 with one exact line") {
+  const std::vector<Misuse> cases = {
+      {{"plan", "--gpus", "-8"}, "costmodel plan: error: --gpus: expected a positive integer, got '-8'"},
+      {{"plan", "--gpus", "1e30"}, "costmodel plan: error: --gpus: expected a positive integer, got '1e30'"},
+      {{"estimate", "--tp", "0", "--pp", "1", "--dp", "8"},
+       "costmodel estimate: error: --tp: expected a positive integer, got '0'"},
+      {{"catalog", "gpus", "--format", "xml"},
+       "costmodel catalog: error: --format: unknown format 'xml'; expected one of table, csv, json, markdown"},
+      {{"collective", "--op", "allreduce", "--min-bytes", "1PB", "--max-bytes", "1B"},
+       "costmodel collective: error: --min-bytes: 1PB is larger than --max-bytes 1B; the sweep runs from "
+       "--min-bytes up to --max-bytes"},
+      {{"plan", "--zero", "5"}, "costmodel plan: error: --zero: expected 0, 1, 2 or 3, got 5"},
+      {{"plan", "--recompute", "ful"},
+       "costmodel plan: error: --recompute: expected none, selective or full, got 'ful'; did you mean 'full'?"},
+      {{"plan", "--tokens", "lots"},
+       "costmodel plan: error: --tokens: expected a token count such as 300e9 or 300B, got 'lots'"},
+      {{"plan", "--link", "ib-ndr-40"}, "costmodel plan: error: unknown link 'ib-ndr-40'; did you mean 'ib-ndr-400g'?"},
+      {{"topology", "--oversubscription", "0"},
+       "costmodel topology: error: --oversubscription: expected a positive number, got '0'"},
+      {{"catalog", "gpu"}, "costmodel catalog: error: unknown catalog 'gpu'; did you mean 'gpus'?"},
+      {{"plann"}, "costmodel: error: unknown command 'plann'; did you mean 'plan'?"},
+      {{"estimate", "--tp", "8", "--pp", "8", "--dp", "3"},
+       "costmodel estimate: error: split: invalid: tp*pp*dp*cp = 8*8*3*1 = 192 is not the cluster's 1024 GPUs; "
+       "global_batch (2048) not divisible by dp*micro_batch (3)"},
+  };
+  for (const auto& c : cases) {
+    std::string joined;
+    for (const auto& a : c.args) joined += a + " ";
+    CAPTURE(joined);
+    const auto result = run_cli(c.args);
+    CHECK(result.exit_code == 2);
+    CHECK(result.out.empty());
+    CHECK(result.err == c.message + "\n");
+  }
+}
+
+TEST_CASE("a failed write leaves no file and exits 2") {
+  const auto result = run_cli({"catalog", "gpus", "-o", "/nonexistent-dir/gpus.json"});
+  CHECK(result.exit_code == 2);
+  CHECK(result.err == "costmodel catalog: error: -o: cannot write '/nonexistent-dir/gpus.json': No such file or "
+                      "directory\n");
+}
+
+TEST_CASE("estimate: a split that does not fit still prints, with the overflowing term") {
+  const auto result = run_cli({"estimate", "--model", "gpt3-175b", "--gpus", "1024", "--tp", "8", "--pp", "1",
+                               "--dp", "128", "--global-batch", "1536", "--recompute", "none"});
+  CHECK(result.exit_code == 0);
+  CHECK(result.out.find("no, largest term: optimizer") != std::string::npos);
+}
