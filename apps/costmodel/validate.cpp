@@ -21,11 +21,12 @@ int run_validate(const std::vector<std::string>& args, const Context& context) {
   const OutputOptions output = read_output_options(values, context);
   const int threads = positive_int(values, "threads", context).value_or(0);
   const Catalog catalog = load_catalog();
-  const std::string path = string_option(values, "runs").value_or(catalog.root + "/data/published-runs.yaml");
+  const auto given = string_option(values, "runs");
+  const std::string path = given.value_or(catalog.root + "/data/published-runs.yaml");
   const ValidationSummary summary = validate_runs(load_published_runs(path, catalog), threads);
 
   Table table;
-  table.title = "predicted vs published: " + path;
+  table.title = "predicted vs published: " + given.value_or("data/published-runs.yaml");
   table.columns = {{"id", "run", "", 4},
                    {"gpu", "gpu", "", 4},
                    {"gpus", "GPUs", "", 6},
