@@ -5,7 +5,7 @@ JOBS ?= 2
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build plan test bench install clean format
+.PHONY: all deps build plan test fuzz bench install clean format
 
 all: build
 
@@ -23,8 +23,30 @@ plan: build
 	$(BUILD)/bin/costmodel plan --model gpt3-175b --gpu a100-80gb --gpus 1024 --gpus-per-node 8 \
 	  --link ib-hdr-200g --nics-per-node 8 --global-batch 1536 --tokens 300e9 --top 10
 
-test: build
-	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+# The whole suite (unit, CLI, package tests; benchmarks compiled) in one AddressSanitizer + UBSan build.
+TEST_BUILD ?= build-test
+SANITIZE ?= address,undefined
+test: deps
+	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Release -DCOSTMODEL_SANITIZE=$(SANITIZE) $(CMAKE_FLAGS)
+	cmake --build $(TEST_BUILD) -j$(JOBS)
+	cd $(TEST_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j$(JOBS)
+
+# libFuzzer over every parser for FUZZ_SECONDS each (clang, Debian's libclang-rt-14-dev), seeds in
+# tests/fuzz/corpus/<harness>/; new inputs go to build-fuzz/corpus/<harness>/, crashes to build-fuzz/.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+fuzz:
+	COSTMODEL_WITH_CLANG=1 ./scripts/install-deps.sh
+	CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Release -DCOSTMODEL_BUILD_FUZZERS=ON \
+	  -DCOSTMODEL_BUILD_TESTS=OFF -DCOSTMODEL_BUILD_BENCHMARKS=OFF -DCOSTMODEL_BUILD_APPS=OFF -DCOSTMODEL_INSTALL=OFF
+	cmake --build $(FUZZ_BUILD) -j$(JOBS)
+	@set -e; for f in $(FUZZ_BUILD)/tests/fuzz/fuzz_*; do \
+	  name=$$(basename $$f); mkdir -p $(FUZZ_BUILD)/corpus/$$name; \
+	  echo "== $$name ($(FUZZ_SECONDS) s)"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	    -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus/$$name tests/fuzz/corpus/$$name; \
+	done
 
 bench: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCOSTMODEL_BUILD_BENCHMARKS=ON $(CMAKE_FLAGS)
@@ -38,4 +60,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(TEST_BUILD) $(FUZZ_BUILD)

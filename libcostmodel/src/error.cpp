@@ -24,6 +24,35 @@ Error Error::at(const ErrorLocation& location, const std::string& field) const {
   return copy;
 }
 
+namespace {
+
+// Diagnostics are one line: control characters quoted from the input (a newline inside a YAML string, a tab
+// in a unit) are written as escapes.
+std::string one_line(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7F) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 0xF];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 void Error::format() {
   formatted_.clear();
   if (!location_.file.empty()) {
@@ -35,9 +64,9 @@ void Error::format() {
     formatted_ += ": ";
   }
   formatted_ += "error: ";
-  if (!field_.empty()) formatted_ += field_ + ": ";
-  formatted_ += message_;
-  if (!hint_.empty()) formatted_ += "; " + hint_;
+  if (!field_.empty()) formatted_ += one_line(field_) + ": ";
+  formatted_ += one_line(message_);
+  if (!hint_.empty()) formatted_ += "; " + one_line(hint_);
 }
 
 int edit_distance(const std::string& a, const std::string& b) {

@@ -387,7 +387,8 @@ Table table_of_objects(const std::string& title, const Json::Array& items) {
   for (const auto& item : items) {
     Json::Object flat;
     flatten(item.as_object(), "", flat);
-    for (const auto& [key, value] : flat) {
+    for (const auto& member : flat) {
+      const std::string& key = member.first;  // not a structured binding: clang 14 cannot capture one
       const bool known = std::any_of(table.columns.begin(), table.columns.end(),
                                      [&](const Column& column) { return column.key == key; });
       if (!known) table.columns.push_back(Column{key, key, "", 4});

@@ -52,9 +52,12 @@ std::vector<std::string> validate(const Strategy& st, const ModelSpec& model, co
     if (value <= 0) reasons.push_back(std::string(name) + " must be positive, got " + std::to_string(value));
     return value > 0;
   };
-  bool ok = positive(st.tp, "tp") & positive(st.pp, "pp") & positive(st.dp, "dp") & positive(st.cp, "cp") &
-            positive(st.ep, "ep") & positive(st.vpp, "vpp") & positive(st.micro_batch, "micro_batch") &
-            positive(st.global_batch, "global_batch");
+  // Every degree is checked (no short-circuit), so that all bad ones are reported.
+  const bool checks[] = {positive(st.tp, "tp"),       positive(st.pp, "pp"),
+                         positive(st.dp, "dp"),       positive(st.cp, "cp"),
+                         positive(st.ep, "ep"),       positive(st.vpp, "vpp"),
+                         positive(st.micro_batch, "micro_batch"), positive(st.global_batch, "global_batch")};
+  const bool ok = std::all_of(std::begin(checks), std::end(checks), [](bool b) { return b; });
   if (st.zero < 0 || st.zero > 3) reasons.push_back("zero must be 0, 1, 2 or 3, got " + std::to_string(st.zero));
   if (!ok) return reasons;
 
