@@ -32,10 +32,15 @@ class Error : public std::exception {
   /// A copy of this error placed at `location` / `field`, keeping what it already knows.
   [[nodiscard]] Error at(const ErrorLocation& location, const std::string& field) const;
 
+  /// What went wrong (decides the CLI's exit code).
   [[nodiscard]] ErrorKind kind() const { return kind_; }
+  /// File, line and column; file empty when unknown.
   [[nodiscard]] const ErrorLocation& location() const { return location_; }
+  /// The YAML field path or flag at fault ("scale_out.link", "--gpus"), or "".
   [[nodiscard]] const std::string& field() const { return field_; }
+  /// The message alone, without location, field or hint.
   [[nodiscard]] const std::string& message() const { return message_; }
+  /// A suggestion such as "did you mean 'bandwidth'?", or "".
   [[nodiscard]] const std::string& hint() const { return hint_; }
   /// The one-line diagnostic.
   [[nodiscard]] const char* what() const noexcept override { return formatted_.c_str(); }

@@ -22,43 +22,69 @@ enum class Dimension {
 /// A value in the SI unit of dimension D. Arithmetic keeps the dimension; the raw number is `value`.
 template <Dimension D>
 struct Quantity {
-  double value = 0.0;
+  double value = 0.0;  ///< in the SI unit of D
 
+  /// Zero.
   constexpr Quantity() = default;
+  /// `si` in the SI unit of D (B, s, B/s, FLOP, FLOP/s, W, USD, USD/s).
   constexpr explicit Quantity(double si) : value(si) {}
 
+  // Sums, differences and scalings stay in D; a ratio of two D's is a plain number.
   constexpr Quantity operator+(Quantity o) const { return Quantity(value + o.value); }
   constexpr Quantity operator-(Quantity o) const { return Quantity(value - o.value); }
   constexpr Quantity operator*(double k) const { return Quantity(value * k); }
   constexpr Quantity operator/(double k) const { return Quantity(value / k); }
   constexpr double operator/(Quantity o) const { return value / o.value; }
-  constexpr Quantity& operator+=(Quantity o) { value += o.value; return *this; }
-  constexpr Quantity& operator-=(Quantity o) { value -= o.value; return *this; }
-  constexpr Quantity& operator*=(double k) { value *= k; return *this; }
+  constexpr Quantity& operator+=(Quantity o) {
+    value += o.value;
+    return *this;
+  }
+  constexpr Quantity& operator-=(Quantity o) {
+    value -= o.value;
+    return *this;
+  }
+  constexpr Quantity& operator*=(double k) {
+    value *= k;
+    return *this;
+  }
   constexpr auto operator<=>(const Quantity&) const = default;
 };
 
+/// k x q, in q's unit.
 template <Dimension D>
-constexpr Quantity<D> operator*(double k, Quantity<D> q) { return q * k; }
+constexpr Quantity<D> operator*(double k, Quantity<D> q) {
+  return q * k;
+}
 
-using Bytes = Quantity<Dimension::kBytes>;
-using Seconds = Quantity<Dimension::kSeconds>;
-using BytesPerSecond = Quantity<Dimension::kBytesPerSecond>;
-using Flops = Quantity<Dimension::kFlops>;
-using FlopsPerSecond = Quantity<Dimension::kFlopsPerSecond>;
-using Watts = Quantity<Dimension::kWatts>;
-using Usd = Quantity<Dimension::kUsd>;
-using UsdPerSecond = Quantity<Dimension::kUsdPerSecond>;
+using Bytes = Quantity<Dimension::kBytes>;                    ///< B
+using Seconds = Quantity<Dimension::kSeconds>;                ///< s
+using BytesPerSecond = Quantity<Dimension::kBytesPerSecond>;  ///< B/s
+using Flops = Quantity<Dimension::kFlops>;                    ///< FLOP
+using FlopsPerSecond = Quantity<Dimension::kFlopsPerSecond>;  ///< FLOP/s
+using Watts = Quantity<Dimension::kWatts>;                    ///< W
+using Usd = Quantity<Dimension::kUsd>;                        ///< USD
+using UsdPerSecond = Quantity<Dimension::kUsdPerSecond>;      ///< USD/s
 
-constexpr Seconds operator/(Bytes n, BytesPerSecond bw) { return Seconds(n.value / bw.value); }
-constexpr Bytes operator*(BytesPerSecond bw, Seconds t) { return Bytes(bw.value * t.value); }
-constexpr Seconds operator/(Flops f, FlopsPerSecond rate) { return Seconds(f.value / rate.value); }
-constexpr Flops operator*(FlopsPerSecond rate, Seconds t) { return Flops(rate.value * t.value); }
-constexpr Usd operator*(UsdPerSecond rate, Seconds t) { return Usd(rate.value * t.value); }
+/// Transfer time, compute time, volume and cost from their rates, in SI units.
+constexpr Seconds operator/(Bytes n, BytesPerSecond bw) {
+  return Seconds(n.value / bw.value);
+}
+constexpr Bytes operator*(BytesPerSecond bw, Seconds t) {
+  return Bytes(bw.value * t.value);
+}
+constexpr Seconds operator/(Flops f, FlopsPerSecond rate) {
+  return Seconds(f.value / rate.value);
+}
+constexpr Flops operator*(FlopsPerSecond rate, Seconds t) {
+  return Flops(rate.value * t.value);
+}
+constexpr Usd operator*(UsdPerSecond rate, Seconds t) {
+  return Usd(rate.value * t.value);
+}
 
-inline constexpr double kSecondsPerHour = 3600.0;
-inline constexpr double kSecondsPerDay = 86400.0;
-inline constexpr double kBitsPerByte = 8.0;
+inline constexpr double kSecondsPerHour = 3600.0;  ///< s/h
+inline constexpr double kSecondsPerDay = 86400.0;  ///< s/day
+inline constexpr double kBitsPerByte = 8.0;        ///< bit/B
 
 /// What a value of this dimension looks like, for error messages: "a size such as 80GiB or 80GB".
 [[nodiscard]] std::string_view dimension_example(Dimension dimension);
@@ -67,9 +93,11 @@ inline constexpr double kBitsPerByte = 8.0;
 /// Bits (b) and bytes (B), SI (k M G T P E) and binary (Ki Mi Gi Ti Pi) prefixes are distinct:
 /// "400Gbps" = 50e9 B/s, "80GiB" = 80*2^30 B, "1.5us" = 1.5e-6 s, "989TFLOPS" = 989e12 FLOP/s,
 /// "$25000" = "25000USD" = 25000 USD, "2.5USD/h" = 2.5/3600 USD/s.
-/// Throws Error (kind kInput, no location) for a bare number, an unknown unit, a negative, NaN or infinite value.
+/// Throws Error (kind kInput, no location) for a bare number, an unknown unit, a negative, NaN or infinite
+/// value.
 [[nodiscard]] double parse_quantity(std::string_view text, Dimension dimension);
 
+/// parse_quantity() for each dimension, returning its SI quantity: B, s, B/s, FLOP, FLOP/s, W, USD, USD/s.
 [[nodiscard]] Bytes parse_bytes(std::string_view text);
 [[nodiscard]] Seconds parse_seconds(std::string_view text);
 [[nodiscard]] BytesPerSecond parse_bandwidth(std::string_view text);
@@ -84,6 +112,6 @@ inline constexpr double kBitsPerByte = 8.0;
 
 /// A value in its dimension's display unit with a prefix chosen for readability: "400 Gb/s" is written
 /// as "50 GB/s" (bandwidth is shown in bytes), "80 GiB", "1.5 us", "989 TFLOP/s", "700 W", "$25,000".
-[[nodiscard]] std::string format_quantity(double si_value, Dimension dimension);
+[[nodiscard]] std::string format_quantity(double value_si, Dimension dimension);
 
 }  // namespace costmodel

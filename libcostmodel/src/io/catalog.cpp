@@ -57,6 +57,19 @@ bool has_catalogs(const fs::path& root) {
   return fs::is_regular_file(root / "data" / "gpus.yaml", ec);
 }
 
+// PREFIX/share/costmodel for an executable in PREFIX/bin: a relocated (or not yet configured) prefix
+// still finds its own catalogs. Empty when there are none there or the platform cannot say.
+fs::path data_root_beside_executable() {
+#if defined(__linux__)
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.empty()) return {};
+  const fs::path root = (exe.parent_path() / COSTMODEL_BIN_TO_DATA_ROOT).lexically_normal();
+  if (has_catalogs(root)) return root;
+#endif
+  return {};
+}
+
 }  // namespace
 
 const GpuSpec& Catalog::gpu(std::string_view name) const { return find(gpus, name, "GPU"); }
@@ -100,6 +113,7 @@ std::vector<SwitchSpec> load_switches_file(const std::string& path) {
 
 std::string default_data_root() {
   if (const char* env = std::getenv("COSTMODEL_DATA_DIR"); env != nullptr && *env != '\0') return env;
+  if (const fs::path beside = data_root_beside_executable(); !beside.empty()) return beside.string();
   if (has_catalogs(COSTMODEL_INSTALL_DATA_ROOT)) return COSTMODEL_INSTALL_DATA_ROOT;
   return COSTMODEL_SOURCE_DATA_ROOT;
 }

@@ -19,61 +19,63 @@ namespace costmodel {
 
 /// Choices of the model that are not part of the parallel strategy.
 struct EstimateOptions {
-  std::optional<double> tokens;           ///< training tokens, for days and cost
+  std::optional<double> tokens;               ///< training tokens (a count), for days and cost
   Algorithm dp_algorithm = Algorithm::kAuto;  ///< the DP gradient exchange's algorithm
-  Algorithm tp_algorithm = Algorithm::kAuto;
+  Algorithm tp_algorithm = Algorithm::kAuto;  ///< the tensor-parallel collectives' algorithm
   /// Fused (flash) attention: never materialises the s x s scores and, with a causal mask, skips the masked
-  /// half (Dao et al. 2022). Standard attention writes scores, softmax and dropout to HBM and computes all of it.
+  /// half (Dao et al. 2022). Standard attention writes scores, softmax and dropout to HBM and computes all of
+  /// it.
   bool flash_attention = true;
 };
 
 /// Seconds per training step by where they go. Exposed terms add up to the step time.
 struct StepBreakdown {
-  Seconds compute;            ///< forward + backward (+ recompute) GEMMs and memory-bound ops, all micro-batches
-  Seconds tp_comm;            ///< tensor-parallel collectives (exposed)
-  Seconds cp_comm;            ///< context-parallel K/V exchange left exposed after overlap with attention
-  Seconds ep_comm;            ///< expert-parallel all-to-alls (exposed)
-  Seconds pp_comm;            ///< pipeline send/recv of activations (exposed)
-  Seconds pp_bubble;          ///< pipeline fill and drain
-  Seconds dp_comm;            ///< data-parallel gradient (and ZeRO-3 parameter) exchange, total
-  Seconds dp_comm_exposed;    ///< the part of dp_comm not hidden behind the backward pass
-  Seconds optimizer;          ///< optimizer step (memory bound) + gradient compression passes
+  Seconds compute;    ///< forward + backward (+ recompute) GEMMs and memory-bound ops, all micro-batches
+  Seconds tp_comm;    ///< tensor-parallel collectives (exposed)
+  Seconds cp_comm;    ///< context-parallel K/V exchange left exposed after overlap with attention
+  Seconds ep_comm;    ///< expert-parallel all-to-alls (exposed)
+  Seconds pp_comm;    ///< pipeline send/recv of activations (exposed)
+  Seconds pp_bubble;  ///< pipeline fill and drain
+  Seconds dp_comm;    ///< data-parallel gradient (and ZeRO-3 parameter) exchange, total
+  Seconds dp_comm_exposed;  ///< the part of dp_comm not hidden behind the backward pass
+  Seconds optimizer;        ///< optimizer step (memory bound) + gradient compression passes
 };
 
 /// Bit flags of why a configuration cannot run (validate() gives them in words).
 enum InvalidReason : std::uint32_t {
   kValid = 0,
-  kBadProduct = 1u << 0,         ///< tp·pp·dp·cp != GPUs
-  kHeadsIndivisible = 1u << 1,   ///< heads or kv_heads vs tp
-  kLayersIndivisible = 1u << 2,  ///< layers % (pp·vpp)
-  kBatchIndivisible = 1u << 3,   ///< global batch % (dp·micro_batch), or interleaving's micro-batches % pp
-  kSeqIndivisible = 1u << 4,     ///< seq_len % cp
-  kExpertsIndivisible = 1u << 5, ///< ep vs experts and dp, or ep on a dense model
+  kBadProduct = 1u << 0,          ///< tp·pp·dp·cp != GPUs
+  kHeadsIndivisible = 1u << 1,    ///< heads or kv_heads vs tp
+  kLayersIndivisible = 1u << 2,   ///< layers % (pp·vpp)
+  kBatchIndivisible = 1u << 3,    ///< global batch % (dp·micro_batch), or interleaving's micro-batches % pp
+  kSeqIndivisible = 1u << 4,      ///< seq_len % cp
+  kExpertsIndivisible = 1u << 5,  ///< ep vs experts and dp, or ep on a dense model
   kDtypeUnsupported = 1u << 6,
-  kBadDegree = 1u << 7,          ///< a degree < 1, zero stage outside 0..3
+  kBadDegree = 1u << 7,  ///< a degree < 1, zero stage outside 0..3
 };
 
 /// The estimate of one configuration. All numbers SI; never NaN.
 struct StepEstimate {
-  Strategy strategy;
+  Strategy strategy;                               ///< the configuration estimated
   TopologyKind topology = TopologyKind::kFatTree;  ///< the fabric it was estimated on
-  double oversubscription = 1.0;
-  std::uint32_t invalid = kValid;  ///< InvalidReason flags; the numbers below are 0 unless valid
-  Seconds step_time;
-  double tokens_per_s = 0;
-  double model_tflops_per_gpu = 0;     ///< model FLOPs only, in TFLOP/s (MFU convention)
-  double hardware_tflops_per_gpu = 0;  ///< with recomputed FLOPs (Megatron-LM eq. 3 convention), TFLOP/s
-  double mfu = 0;                      ///< model_tflops / dense peak for the dtype
-  double hfu = 0;                      ///< hardware_tflops / dense peak
-  MemoryBreakdown memory;
-  bool fits_memory = false;
-  StepBreakdown breakdown;
+  double oversubscription = 1.0;        ///< of the fabric's leaves (downlink : uplink), dimensionless
+  std::uint32_t invalid = kValid;       ///< InvalidReason flags; the numbers below are 0 unless valid
+  Seconds step_time;                    ///< one optimizer step (global batch), s
+  double tokens_per_s = 0;              ///< training throughput, tokens/s
+  double model_tflops_per_gpu = 0;      ///< model FLOPs only, in TFLOP/s (MFU convention)
+  double hardware_tflops_per_gpu = 0;   ///< with recomputed FLOPs (Megatron-LM eq. 3 convention), TFLOP/s
+  double mfu = 0;                       ///< model_tflops / dense peak for the dtype
+  double hfu = 0;                       ///< hardware_tflops / dense peak
+  MemoryBreakdown memory;               ///< bytes per GPU on the most loaded stage
+  bool fits_memory = false;             ///< memory.total <= the GPU's HBM
+  StepBreakdown breakdown;              ///< where step_time goes, s
   std::optional<double> training_days;  ///< with EstimateOptions::tokens
-  std::optional<Usd> cost;              ///< GPU-hours x hourly price, with EstimateOptions::tokens
+  std::optional<Usd> cost;              ///< GPU-hours x hourly price (USD), with EstimateOptions::tokens
   int switches = 0;                     ///< of the scale-out fabric
-  Usd network_cost;                     ///< scale-out fabric capex
-  Watts power;                          ///< GPUs at TDP + fabric
+  Usd network_cost;                     ///< scale-out fabric capex, USD (Inventory::capex)
+  Watts power;                          ///< GPUs at TDP + fabric, W
 
+  /// True when the configuration can run (no InvalidReason flag set); it may still not fit in memory.
   [[nodiscard]] bool valid() const { return invalid == kValid; }
 };
 
@@ -105,9 +107,13 @@ class Estimator {
   /// InvalidReason flags of `strategy` (kValid when it can run).
   [[nodiscard]] std::uint32_t check(const Strategy& strategy) const noexcept;
 
+  /// The model, cluster, sized fabric and options this estimator was prepared for.
   [[nodiscard]] const ModelSpec& model() const { return model_; }
+  /// The cluster (copied in; SI units throughout).
   [[nodiscard]] const ClusterSpec& cluster() const { return cluster_; }
+  /// The scale-out fabric sized once for the cluster, with its Inventory.
   [[nodiscard]] const Topology& topology() const { return topology_; }
+  /// The options every evaluate() uses.
   [[nodiscard]] const EstimateOptions& options() const { return options_; }
 
  private:
@@ -117,17 +123,17 @@ class Estimator {
   Topology topology_;
   // Per-model terms, precomputed.
   double params_total_ = 0;
-  double params_per_layer_ = 0;        // attention + norms + dense MLP (or MoE experts' share) per layer
-  double params_embedding_ = 0;        // input embedding (+ positions)
-  double params_output_ = 0;           // untied output layer
-  double model_flops_per_token_ = 0;   // forward + backward, full attention (MFU convention)
-  double recompute_flops_full_ = 0;    // per token
+  double params_per_layer_ = 0;       // attention + norms + dense MLP (or MoE experts' share) per layer
+  double params_embedding_ = 0;       // input embedding (+ positions)
+  double params_output_ = 0;          // untied output layer
+  double model_flops_per_token_ = 0;  // forward + backward, full attention (MFU convention)
+  double recompute_flops_full_ = 0;   // per token
   double recompute_flops_selective_ = 0;
 };
 
 /// Convenience: Estimator(model, cluster, options).evaluate(strategy).
-[[nodiscard]] StepEstimate estimate(const ModelSpec& model, const ClusterSpec& cluster, const Strategy& strategy,
-                                    const EstimateOptions& options = {});
+[[nodiscard]] StepEstimate estimate(const ModelSpec& model, const ClusterSpec& cluster,
+                                    const Strategy& strategy, const EstimateOptions& options = {});
 
 /// Every reason in words (validate() of spec/strategy.hpp) plus, for a valid split that does not fit,
 /// which memory term overflows.

@@ -20,6 +20,7 @@ namespace costmodel {
 
 /// A cluster file (schema: DESIGN.md §4); names resolve against `catalog`.
 [[nodiscard]] ClusterSpec load_cluster_file(const std::string& path, const Catalog& catalog);
+/// The same from YAML text; `filename` is used in error messages.
 [[nodiscard]] ClusterSpec load_cluster_text(const std::string& yaml, const std::string& filename,
                                             const Catalog& catalog);
 

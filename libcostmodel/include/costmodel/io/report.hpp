@@ -16,15 +16,17 @@ namespace costmodel {
 
 /// Output formats of every command (DESIGN.md §3).
 enum class Format { kTable, kCsv, kJson, kMarkdown };
+/// "table", "csv", "json", "markdown".
 [[nodiscard]] std::string_view to_string(Format format);
+/// The format named `name`, or nullopt.
 [[nodiscard]] std::optional<Format> parse_format(std::string_view name);
 
 /// A JSON document: null, bool, integer, number, string, array or object (keys keep insertion order).
 /// Non-finite numbers are written as null, so no output ever holds NaN.
 class Json {
  public:
-  using Array = std::vector<Json>;
-  using Object = std::vector<std::pair<std::string, Json>>;
+  using Array = std::vector<Json>;                           ///< a JSON array
+  using Object = std::vector<std::pair<std::string, Json>>;  ///< a JSON object, in insertion order
 
   Json() = default;  ///< null
   Json(std::nullptr_t) {}
@@ -37,7 +39,9 @@ class Json {
   Json(Array a) : value_(std::move(a)) {}
   Json(Object o) : value_(std::move(o)) {}
 
+  /// An empty array.
   [[nodiscard]] static Json array() { return Json(Array{}); }
+  /// An empty object.
   [[nodiscard]] static Json object() { return Json(Object{}); }
 
   /// Adds or replaces `key` in an object; returns *this.
@@ -47,11 +51,15 @@ class Json {
   /// The member `key` of an object, or nullptr.
   [[nodiscard]] const Json* find(std::string_view key) const;
 
+  /// Which kind of value this is.
   [[nodiscard]] bool is_null() const { return std::holds_alternative<std::monostate>(value_); }
   [[nodiscard]] bool is_object() const { return std::holds_alternative<Object>(value_); }
   [[nodiscard]] bool is_array() const { return std::holds_alternative<Array>(value_); }
+  /// The object's members; throws std::bad_variant_access if this is not an object.
   [[nodiscard]] const Object& as_object() const { return std::get<Object>(value_); }
+  /// The array's elements; throws std::bad_variant_access if this is not an array.
   [[nodiscard]] const Array& as_array() const { return std::get<Array>(value_); }
+  /// The value itself, for std::get_if / std::visit (null is std::monostate).
   [[nodiscard]] const std::variant<std::monostate, bool, std::int64_t, double, std::string, Array, Object>&
   value() const {
     return value_;
@@ -59,6 +67,7 @@ class Json {
 
   /// Writes the document; indent 0 gives one line.
   void write(std::ostream& out, int indent = 2) const;
+  /// The document as text (write() into a string).
   [[nodiscard]] std::string dump(int indent = 2) const;
 
  private:
@@ -69,8 +78,8 @@ class Json {
 struct Column {
   std::string key;
   std::string header;
-  std::string unit;    ///< printed in the header as "header (unit)"; empty for none
-  int precision = 4;   ///< significant digits for numbers in table/markdown (CSV/JSON keep full precision)
+  std::string unit;   ///< printed in the header as "header (unit)"; empty for none
+  int precision = 4;  ///< significant digits for numbers in table/markdown (CSV/JSON keep full precision)
 };
 
 /// A table of cells; a cell is a Json scalar (null prints as "-").

@@ -10,9 +10,11 @@
 
 namespace costmodel {
 
+/// The collectives of NCCL (and MPI) that LLM training issues.
 enum class Collective { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kBroadcast, kReduce, kSendRecv };
 inline constexpr int kCollectiveCount = 7;
 
+/// How a collective is carried out; kAuto lets collective_cost() pick the fastest, as NCCL's tuner does.
 enum class Algorithm {
   kRing,
   kDoubleBinaryTree,
@@ -27,16 +29,18 @@ inline constexpr int kAlgorithmCount = 8;
 
 /// "allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv".
 [[nodiscard]] std::string_view to_string(Collective collective);
+/// The collective named `name` (as to_string spells it), or nullopt.
 [[nodiscard]] std::optional<Collective> parse_collective(std::string_view name);
 /// "ring", "tree", "halving-doubling", "hierarchical", "direct", "in-network", "torus-bucket", "auto".
 [[nodiscard]] std::string_view to_string(Algorithm algorithm);
+/// The algorithm named `name` (as to_string spells it), or nullopt.
 [[nodiscard]] std::optional<Algorithm> parse_algorithm(std::string_view name);
 
 /// Time of one collective under the alpha-beta model: latency_term + bandwidth_term.
 struct CommCost {
-  Seconds time;
-  Seconds latency_term;
-  Seconds bandwidth_term;
+  Seconds time;                            ///< latency_term + bandwidth_term, s
+  Seconds latency_term;                    ///< steps x per-step latency (alpha), s
+  Seconds bandwidth_term;                  ///< bytes on the slowest link / its bandwidth (n x beta), s
   Algorithm algorithm = Algorithm::kRing;  // the one chosen when Auto was asked for
 };
 
@@ -46,9 +50,9 @@ struct CommCost {
 /// nccl-tests' bus-bandwidth factor (doc/PERFORMANCE.md): AllReduce 2(n-1)/n; ReduceScatter, AllGather,
 /// AllToAll (n-1)/n; Broadcast, Reduce, SendRecv 1.
 [[nodiscard]] double bus_factor(Collective collective, int ranks);
-/// algbw = n / time (nccl-tests).
+/// algbw = n / time (nccl-tests), B/s.
 [[nodiscard]] BytesPerSecond algbw(Bytes n, Seconds time);
-/// busbw = algbw x bus_factor (nccl-tests).
+/// busbw = algbw x bus_factor (nccl-tests), B/s.
 [[nodiscard]] BytesPerSecond busbw(Collective collective, Bytes n, int ranks, Seconds time);
 
 /// Whether `algorithm` implements `collective` on `path` (e.g. in-network needs NVLS/SHARP on every level

@@ -11,16 +11,16 @@
 
 namespace costmodel {
 
-inline constexpr int kMaxSwitchTiers = 3;
-inline constexpr int kMaxTorusDims = 3;
+inline constexpr int kMaxSwitchTiers = 3;  ///< leaf, spine, core
+inline constexpr int kMaxTorusDims = 3;    ///< torus-2d or torus-3d
 
 /// What it takes to build the scale-out fabric. Scale-up (NVSwitch) hardware is priced with the GPU.
 struct Inventory {
   std::array<std::string_view, kMaxSwitchTiers> tier_names{};  ///< "leaf", "spine", "core"; "" if unused
-  std::array<int, kMaxSwitchTiers> switches_per_tier{};
-  int tiers = 0;                 ///< switch tiers (0 for a switchless torus)
-  int switches = 0;              ///< total over tiers
-  int host_links = 0;            ///< NIC-to-switch links
+  std::array<int, kMaxSwitchTiers> switches_per_tier{};        ///< switches in each tier, leaf first
+  int tiers = 0;                                               ///< switch tiers (0 for a switchless torus)
+  int switches = 0;                                            ///< total over tiers
+  int host_links = 0;                                          ///< NIC-to-switch links
   int switch_links = 0;          ///< switch-to-switch links, including dragonfly+ global links
   int global_links = 0;          ///< of switch_links: dragonfly+ links between groups
   int direct_links = 0;          ///< NIC-to-NIC links of a switchless torus

@@ -82,7 +82,7 @@ class CandidateSpace {
 
   /// Calls visit(const Strategy&) for every candidate of `split`, in a fixed order; allocates nothing.
   template <typename Visit>
-  void for_each_candidate(const ParallelSplit& split, Visit&& visit) const;
+  void for_each_candidate(const ParallelSplit& split, Visit&& visit) const;  // defined below
 
  private:
   static constexpr int kMaxChoices = 4;

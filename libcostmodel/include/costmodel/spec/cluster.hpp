@@ -12,21 +12,22 @@ namespace costmodel {
 
 /// The scale-out fabric's shape.
 enum class TopologyKind { kFatTree, kRailOptimized, kRailOnly, kDragonflyPlus, kTorus2D, kTorus3D };
-inline constexpr int kTopologyKindCount = 6;
+inline constexpr int kTopologyKindCount = 6;  ///< values of TopologyKind
 /// "fat-tree", "rail-optimized", "rail-only", "dragonfly-plus", "torus-2d", "torus-3d".
 [[nodiscard]] std::string_view to_string(TopologyKind kind);
+/// The kind named `name` (as to_string spells it), or nullopt.
 [[nodiscard]] std::optional<TopologyKind> parse_topology_kind(std::string_view name);
 
 /// One training cluster: every field SI; catalog entries are copied in, so the spec stands alone.
 struct ClusterSpec {
-  GpuSpec gpu;
-  int gpus = 0;
-  int gpus_per_node = 8;
-  ScaleUpSpec scale_up;  ///< the GPU entry's, unless the cluster file overrides it
-  TopologyKind topology = TopologyKind::kFatTree;
-  LinkSpec link;
-  int nics_per_node = 8;
-  SwitchSpec switch_spec;
+  GpuSpec gpu;                                     ///< the GPU model (a catalog entry or one built in code)
+  int gpus = 0;                                    ///< GPUs in the cluster (a multiple of gpus_per_node)
+  int gpus_per_node = 8;                           ///< GPUs per node (server)
+  ScaleUpSpec scale_up;                            ///< the GPU entry's, unless the cluster file overrides it
+  TopologyKind topology = TopologyKind::kFatTree;  ///< the scale-out fabric's shape
+  LinkSpec link;                                   ///< one scale-out NIC and its cable/optics
+  int nics_per_node = 8;                           ///< scale-out NICs per node
+  SwitchSpec switch_spec;                          ///< the scale-out switch model
   double oversubscription = 1.0;  ///< downlink : uplink bandwidth at the leaf (1 = non-blocking)
   std::vector<int> torus_dims;    ///< torus sizes per dimension; empty = chosen from the GPU count
 

@@ -1,5 +1,6 @@
 #pragma once
-// Hardware catalogs' plain data: GPUs, network links and switches (data/gpus.yaml, links.yaml, switches.yaml).
+// Hardware catalogs' plain data: GPUs, network links and switches (data/gpus.yaml, links.yaml,
+// switches.yaml).
 
 #include <array>
 #include <optional>
@@ -12,7 +13,7 @@ namespace costmodel {
 
 /// Numeric formats whose dense tensor-core peak a GPU entry lists.
 enum class Dtype { kFp32, kTf32, kBf16, kFp16, kFp8 };
-inline constexpr int kDtypeCount = 5;
+inline constexpr int kDtypeCount = 5;  ///< values of Dtype
 
 /// "fp32", "tf32", "bf16", "fp16", "fp8".
 [[nodiscard]] std::string_view to_string(Dtype dtype);
@@ -37,72 +38,78 @@ struct ScaleUpSpec {
 
 /// Fitted efficiency parameters of a GPU (data/gpus.yaml `efficiency:`); dimensionless.
 struct GpuEfficiency {
-  double gemm = 0.8;              ///< best fraction of dense peak on large GEMMs
-  double gemm_half_size = 256.0;  ///< GEMM size (elements along the smallest dimension) at which efficiency halves
-  double hbm = 0.85;              ///< achievable fraction of HBM bandwidth for memory-bound kernels
-  double attention = 0.5;         ///< fraction of dense peak fused (flash) attention kernels reach
-  double overlap = 1.0;           ///< fraction of communication overlapped with compute that is actually hidden
-  std::string fitted;             ///< how these values were obtained
+  double gemm = 0.8;  ///< best fraction of dense peak on large GEMMs
+  double gemm_half_size =
+      256.0;               ///< GEMM size (elements along the smallest dimension) at which efficiency halves
+  double hbm = 0.85;       ///< achievable fraction of HBM bandwidth for memory-bound kernels
+  double attention = 0.5;  ///< fraction of dense peak fused (flash) attention kernels reach
+  double overlap = 1.0;    ///< fraction of communication overlapped with compute that is actually hidden
+  std::string fitted;      ///< how these values were obtained
 };
 
 /// One GPU model of the catalog.
 struct GpuSpec {
-  std::string name;
-  std::string vendor;
+  std::string name;                                      ///< catalog name, e.g. "h100-sxm"
+  std::string vendor;                                    ///< "nvidia", "amd", ...
   std::array<FlopsPerSecond, kDtypeCount> peak_flops{};  ///< dense peak per Dtype; 0 where unsupported
-  Bytes hbm;                                             ///< HBM capacity
-  BytesPerSecond hbm_bandwidth;
-  ScaleUpSpec scale_up;
-  Watts tdp;
-  Usd price;
-  bool price_estimate = true;
-  UsdPerSecond hourly_price;  ///< cost of one GPU-hour, per second
+  Bytes hbm;                                             ///< HBM capacity, B
+  BytesPerSecond hbm_bandwidth;                          ///< HBM bandwidth, B/s
+  ScaleUpSpec scale_up;                                  ///< its NVLink / NVSwitch domain
+  Watts tdp;                                             ///< board power, W
+  Usd price;                                             ///< purchase price per GPU, USD
+  bool price_estimate = true;                            ///< price is an estimate, not a list price
+  UsdPerSecond hourly_price;                             ///< cost of one GPU-hour, per second
   GpuEfficiency efficiency;
   Bytes memory_reserve;  ///< HBM not available to the model: CUDA context, NCCL buffers, fragmentation
-  std::string source;
+  std::string source;    ///< where the numbers come from
 
   /// Dense peak FLOP/s for `dtype`; 0 when the GPU has no tensor-core support for it.
   [[nodiscard]] FlopsPerSecond peak(Dtype dtype) const { return peak_flops[static_cast<int>(dtype)]; }
+  /// True when the GPU lists a dense peak for `dtype`.
   [[nodiscard]] bool supports(Dtype dtype) const { return peak(dtype).value > 0.0; }
 };
 
+/// How a link moves data: RDMA (InfiniBand, RoCE) or kernel TCP.
 enum class Transport { kRdma, kTcp };
+/// "rdma", "tcp".
 [[nodiscard]] std::string_view to_string(Transport transport);
 
 /// A scale-out link (NIC + cable/optics) of the catalog.
 struct LinkSpec {
-  std::string name;
+  std::string name;          ///< catalog name, e.g. "ib-ndr-400g"
   BytesPerSecond line_rate;  ///< per direction
   double efficiency = 1.0;   ///< achievable fraction of line rate for large messages (nccl-tests busbw)
   Seconds latency;           ///< end-to-end per-message latency excluding switch hops
   Transport transport = Transport::kRdma;
-  std::string media;  ///< optical, copper, optical-cpo, ...
-  Watts transceiver_power;
-  Usd transceiver_price;
-  Watts nic_power;
-  Usd nic_price;
-  bool price_estimate = true;
-  std::string source;
+  std::string media;           ///< optical, copper, optical-cpo, ...
+  Watts transceiver_power;     ///< one optical transceiver, W
+  Usd transceiver_price;       ///< one optical transceiver, USD
+  Watts nic_power;             ///< one NIC port, W
+  Usd nic_price;               ///< one NIC port, USD
+  bool price_estimate = true;  ///< prices are estimates, not list prices
+  std::string source;          ///< where the numbers come from
 
   /// line_rate x efficiency: what a large transfer achieves per direction.
   [[nodiscard]] BytesPerSecond effective_bandwidth() const { return line_rate * efficiency; }
 };
 
+/// Which reduction a switch performs itself: none, InfiniBand SHARP, NVLink SHARP (NVLS).
 enum class InNetworkReduction { kNone, kSharp, kNvls };
+/// "none", "sharp", "nvls".
 [[nodiscard]] std::string_view to_string(InNetworkReduction reduction);
 
 /// A network switch of the catalog.
 struct SwitchSpec {
-  std::string name;
-  std::string vendor;
-  int radix = 0;  ///< ports at port_bandwidth
-  BytesPerSecond port_bandwidth;
-  Seconds latency;  ///< port to port
-  Watts power;
-  Usd price;
-  bool price_estimate = true;
-  InNetworkReduction in_network_reduction = InNetworkReduction::kNone;
-  std::string source;
+  std::string name;               ///< catalog name, e.g. "qm9700"
+  std::string vendor;             ///< "nvidia", "broadcom", ...
+  int radix = 0;                  ///< ports at port_bandwidth
+  BytesPerSecond port_bandwidth;  ///< per port, per direction, B/s
+  Seconds latency;                ///< port to port, s
+  Watts power;                    ///< whole switch, W
+  Usd price;                      ///< whole switch, USD
+  bool price_estimate = true;     ///< price is an estimate, not a list price
+  InNetworkReduction in_network_reduction = InNetworkReduction::kNone;  ///< reductions the switch performs
+  std::string source;                                                   ///< where the numbers come from
 };
 
 }  // namespace costmodel

@@ -11,17 +11,21 @@ namespace costmodel {
 
 /// gelu: any 2-matrix MLP (GELU, ReLU, squared ReLU); swiglu: any gated 3-matrix MLP (SwiGLU, GeGLU).
 enum class FfnKind { kGelu, kSwiglu };
+/// "gelu", "swiglu".
 [[nodiscard]] std::string_view to_string(FfnKind kind);
 
 /// How positions enter the model; only `kLearned` adds parameters (seq_len x hidden).
 enum class PositionEmbedding { kLearned, kRope, kAlibi };
+/// "learned", "rope", "alibi".
 [[nodiscard]] std::string_view to_string(PositionEmbedding kind);
 
 /// LayerNorm has a scale and a bias (2h parameters); RMSNorm a scale only (h).
 enum class NormKind { kLayerNorm, kRmsNorm };
+/// "layernorm", "rmsnorm".
 [[nodiscard]] std::string_view to_string(NormKind kind);
 
-/// Mixture-of-experts layers: `experts` routed experts of which `top_k` see each token, every `every`-th layer.
+/// Mixture-of-experts layers: `experts` routed experts of which `top_k` see each token, every `every`-th
+/// layer.
 struct MoeSpec {
   int experts = 0;
   int top_k = 0;
@@ -33,27 +37,30 @@ struct MoeSpec {
 /// A decoder-only transformer. Defaults follow the architecture family: with `ffn: gelu` a GPT-style model
 /// (biases, LayerNorm, learned positions); with `ffn: swiglu` a Llama-style one (no biases, RMSNorm, RoPE).
 struct ModelSpec {
-  std::string name;
-  std::string source;
-  int layers = 0;
-  std::int64_t hidden = 0;
-  int heads = 0;
-  int kv_heads = 0;               ///< GQA groups; equals heads for multi-head attention
-  std::int64_t head_size = 0;     ///< per-head dimension; 0 means hidden / heads
-  std::int64_t ffn_hidden = 0;    ///< dense MLP width (4*hidden by default)
+  std::string name;             ///< e.g. "gpt3-175b"
+  std::string source;           ///< where the architecture comes from
+  int layers = 0;               ///< transformer layers
+  std::int64_t hidden = 0;      ///< model width h (elements)
+  int heads = 0;                ///< attention (query) heads
+  int kv_heads = 0;             ///< GQA groups; equals heads for multi-head attention
+  std::int64_t head_size = 0;   ///< per-head dimension; 0 means hidden / heads
+  std::int64_t ffn_hidden = 0;  ///< dense MLP width (4*hidden by default)
   FfnKind ffn = FfnKind::kGelu;
-  std::int64_t vocab = 0;
-  std::int64_t seq_len = 0;
-  bool tied_embeddings = false;
-  bool bias = true;
+  std::int64_t vocab = 0;        ///< vocabulary size (tokens)
+  std::int64_t seq_len = 0;      ///< training sequence length (tokens)
+  bool tied_embeddings = false;  ///< output layer shares the input embedding
+  bool bias = true;              ///< linear layers have biases
   NormKind norm = NormKind::kLayerNorm;
   PositionEmbedding position = PositionEmbedding::kLearned;
-  std::optional<MoeSpec> moe;
+  std::optional<MoeSpec> moe;  ///< mixture-of-experts layers, if any
 
+  /// Per-head dimension (elements).
   [[nodiscard]] std::int64_t head_dim() const { return head_size > 0 ? head_size : hidden / heads; }
   /// Width of the concatenated query heads (= hidden unless head_size says otherwise).
   [[nodiscard]] std::int64_t q_dim() const { return head_dim() * heads; }
+  /// Width of the concatenated key (or value) heads, elements.
   [[nodiscard]] std::int64_t kv_dim() const { return head_dim() * kv_heads; }
+  /// True for a mixture-of-experts model.
   [[nodiscard]] bool is_moe() const { return moe.has_value() && moe->experts > 0; }
   /// Layers whose MLP is a mixture of experts.
   [[nodiscard]] int moe_layers() const;
@@ -61,12 +68,12 @@ struct ModelSpec {
 
 /// Parameter counts (elements, not bytes) of a model, split by where they live.
 struct ParameterCount {
-  double total = 0;       ///< every parameter
-  double active = 0;      ///< used by one token (MoE: top_k routed + shared experts)
-  double embedding = 0;   ///< input embedding + learned positions + untied output layer
-  double attention = 0;   ///< all layers' QKV, projection and their biases
-  double mlp = 0;         ///< dense MLPs, all experts, and routers
-  double norms = 0;       ///< all layer norms including the final one
+  double total = 0;            ///< every parameter
+  double active = 0;           ///< used by one token (MoE: top_k routed + shared experts)
+  double embedding = 0;        ///< input embedding + learned positions + untied output layer
+  double attention = 0;        ///< all layers' QKV, projection and their biases
+  double mlp = 0;              ///< dense MLPs, all experts, and routers
+  double norms = 0;            ///< all layer norms including the final one
   double per_layer_dense = 0;  ///< one dense layer (attention + MLP + norms)
 };
 
@@ -76,22 +83,27 @@ struct ParameterCount {
 /// FLOPs for one token (matmul FLOPs, 2 per multiply-add), per pass. Attention scores count the full
 /// s x s matrix (Megatron-LM's convention) unless `causal` halves them (what flash attention executes).
 struct FlopsPerToken {
-  double forward = 0;           ///< whole forward pass, all layers and logits
-  double attention_scores = 0;  ///< the QK^T and score x V part of `forward`
-  double logits = 0;            ///< the output layer part of `forward`
-  double backward = 0;          ///< 2 x forward (Narayanan et al. 2021 §5.1)
-  double recompute_full = 0;    ///< forward again, less the logits layer (not checkpointed in Megatron)
+  double forward = 0;              ///< whole forward pass, all layers and logits
+  double attention_scores = 0;     ///< the QK^T and score x V part of `forward`
+  double logits = 0;               ///< the output layer part of `forward`
+  double backward = 0;             ///< 2 x forward (Narayanan et al. 2021 §5.1)
+  double recompute_full = 0;       ///< forward again, less the logits layer (not checkpointed in Megatron)
   double recompute_selective = 0;  ///< the attention core again (Korthikanti et al. 2022 §5)
 };
-[[nodiscard]] FlopsPerToken flops_per_token(const ModelSpec& model, std::int64_t seq_len, bool causal = false);
+/// FLOPs per token of `model` at sequence length `seq_len` (a count of FLOP, per pass).
+[[nodiscard]] FlopsPerToken flops_per_token(const ModelSpec& model, std::int64_t seq_len,
+                                            bool causal = false);
 
 /// Megatron-LM's FLOPs per iteration for GPT models (Narayanan et al. 2021, eq. 3):
 /// 72·B·s·l·h²·(1 + s/6h + V/(12·l·h)), or 96·... with full recompute.
 [[nodiscard]] double megatron_flops_per_iteration(const ModelSpec& model, std::int64_t global_batch,
                                                   std::int64_t seq_len, bool full_recompute);
 
+/// Activation recomputation: none, selective (attention core; Korthikanti et al. 2022), full (whole layers).
 enum class Recompute { kNone, kSelective, kFull };
+/// "none", "selective", "full".
 [[nodiscard]] std::string_view to_string(Recompute recompute);
+/// The mode named `name`, or nullopt.
 [[nodiscard]] std::optional<Recompute> parse_recompute(std::string_view name);
 
 /// Activation bytes of one transformer layer for one micro-batch (Korthikanti et al. 2022, Table 2):

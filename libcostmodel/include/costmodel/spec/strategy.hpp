@@ -15,6 +15,7 @@ namespace costmodel {
 /// How the data-parallel gradient exchange is compressed on the wire.
 enum class CompressionKind { kNone, kFp16, kInt8, kTopK };
 
+/// The DP gradient compression of a strategy.
 struct Compression {
   CompressionKind kind = CompressionKind::kNone;
   double topk_fraction = 0.0;  ///< for kTopK: fraction of gradient elements sent, in (0, 1]
@@ -51,8 +52,9 @@ struct Strategy {
 /// sequence per 8 GPUs so that large clusters keep data parallelism.
 [[nodiscard]] int default_global_batch(const ModelSpec& model, int gpus);
 
-/// Every reason `strategy` cannot run `model` on `cluster` (empty when it can): product of the degrees vs GPUs,
-/// heads divisible by tp, layers by pp*vpp, global batch by dp*micro_batch, ep dividing dp and experts, ...
+/// Every reason `strategy` cannot run `model` on `cluster` (empty when it can): product of the degrees vs
+/// GPUs, heads divisible by tp, layers by pp*vpp, global batch by dp*micro_batch, ep dividing dp and experts,
+/// ...
 [[nodiscard]] std::vector<std::string> validate(const Strategy& strategy, const ModelSpec& model,
                                                 const ClusterSpec& cluster);
 

@@ -1,0 +1,290 @@
+// io/calibrate: reading nccl-tests logs (the published format, old versions, noise around the table,
+// truncated and garbled logs), the weighted alpha-beta fit, and the cluster constants that make the model
+// reproduce it.
+
+#include "costmodel/io/calibrate.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "costmodel/error.hpp"
+#include "costmodel/estimate/step.hpp"
+#include "costmodel/io/catalog.hpp"
+#include "costmodel/io/load.hpp"
+#include "nccl_tests_log.hpp"
+
+using namespace costmodel;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  return std::string(COSTMODEL_TEST_FIXTURES) + "/nccl/" + name;
+}
+
+const Catalog& catalog() {
+  static const Catalog c = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
+  return c;
+}
+
+/// The line an Error points at, or -1 when the call did not throw.
+int error_line(const std::string& name) {
+  try {
+    (void)load_nccl_tests_log(fixture(name));
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find(name + ":" + std::to_string(e.location().line)) != std::string::npos);
+    return e.location().line;
+  }
+  return -1;
+}
+
+CollectiveFit fit_of(const std::string& text, const std::string& name) {
+  const auto fits = fit_collectives({parse_nccl_tests_log(text, name)});
+  REQUIRE(fits.size() == 1);
+  return fits.front();
+}
+
+}  // namespace
+
+TEST_CASE("a log in nccl-tests' published format parses") {
+  const NcclTestsLog log = load_nccl_tests_log(fixture("all_reduce_perf_h100_1node.txt"));
+  REQUIRE(log.collective.has_value());
+  CHECK(*log.collective == Collective::kAllReduce);  // from the file name
+  CHECK(log.ranks == 8);
+  CHECK(log.nodes == 1);
+  CHECK(log.device == "NVIDIA H100 80GB HBM3");
+  CHECK(log.type == "float");
+  CHECK(log.algorithm.empty());
+  // 8 B .. 8 GiB by factors of 2: 31 rows, out-of-place and in-place.
+  REQUIRE(log.points.size() == 62);
+  // Line 16: "8  2  float  sum  -1  17.95  0.00  0.00  0  18.09  0.00  0.00  0".
+  const NcclTestsPoint& first = log.points.front();
+  CHECK(first.line == 16);
+  CHECK_FALSE(first.in_place);
+  CHECK(first.size.value == 8.0);
+  CHECK(first.time.value == doctest::Approx(17.95e-6));
+  CHECK(first.wrong == 0);
+  CHECK(log.points[1].in_place);
+  CHECK(log.points[1].time.value == doctest::Approx(18.09e-6));
+  CHECK(log.points.back().size.value == 8589934592.0);
+  REQUIRE(log.avg_busbw.has_value());
+  CHECK(log.avg_busbw->value > 0);
+}
+
+TEST_CASE("launcher output, NCCL INFO lines and warnings around and inside the table are tolerated") {
+  const NcclTestsLog log = load_nccl_tests_log(fixture("multinode_run.txt"));
+  REQUIRE(log.collective.has_value());
+  CHECK(*log.collective == Collective::kAllReduce);  // from the echoed command line only
+  CHECK(log.ranks == 16);
+  CHECK(log.nodes == 2);
+  CHECK(log.points.size() == 2 * 30);  // 8 B .. 4 GiB
+}
+
+TEST_CASE("old nccl-tests: no root column, 'error' as a float, and #wrong printed as N/A") {
+  const NcclTestsLog old = load_nccl_tests_log(fixture("all_gather_perf_old_format.txt"));
+  REQUIRE(old.collective.has_value());
+  CHECK(*old.collective == Collective::kAllGather);
+  CHECK(old.points.size() == 2 * 26);  // 8 B .. 256 MiB
+  CHECK(old.points.front().wrong == 0);
+  CHECK(old.device == "A100-SXM4-80GB");
+
+  const NcclTestsLog unchecked = load_nccl_tests_log(fixture("alltoall_perf_nocheck.txt"));
+  REQUIRE(unchecked.collective.has_value());
+  CHECK(*unchecked.collective == Collective::kAllToAll);
+  CHECK_FALSE(unchecked.points.front().wrong.has_value());
+}
+
+TEST_CASE("truncated and garbled logs fail at their line") {
+  CHECK(error_line("truncated_row.txt") == 31);    // the last row is cut short
+  CHECK(error_line("truncated_table.txt") == 34);  // the file ends before the footer
+  CHECK(error_line("garbled_time.txt") == 26);     // "18,09" for a time
+  CHECK(error_line("garbled_line.txt") == 28);     // a line of noise inside the table
+  CHECK_THROWS_AS((void)parse_nccl_tests_log("# nThread 1 nGpus 8\nhello\n", "empty.txt"), Error);
+  CHECK_THROWS_AS((void)load_nccl_tests_log(fixture("does-not-exist.txt")), Error);
+}
+
+TEST_CASE("test names: reduce_perf is not all_reduce_perf") {
+  CHECK(collective_of_nccl_test("./build/all_reduce_perf") == Collective::kAllReduce);
+  CHECK(collective_of_nccl_test("reduce_perf") == Collective::kReduce);
+  CHECK(collective_of_nccl_test("reduce_scatter_perf") == Collective::kReduceScatter);
+  CHECK(collective_of_nccl_test("sendrecv_perf -b 8") == Collective::kSendRecv);
+  CHECK_FALSE(collective_of_nccl_test("hostname").has_value());
+}
+
+TEST_CASE("an exact line is recovered exactly") {
+  std::vector<Bytes> sizes;
+  std::vector<Seconds> times;
+  for (double n = 8; n <= 1e10; n *= 4) {
+    sizes.emplace_back(n);
+    times.emplace_back(10e-6 + n * 2e-11);
+  }
+  const AlphaBetaLine line = fit_alpha_beta(sizes, times);
+  CHECK(line.alpha.value == doctest::Approx(10e-6).epsilon(1e-9));
+  CHECK(line.beta == doctest::Approx(2e-11).epsilon(1e-9));
+  CHECK(line.r_squared == doctest::Approx(1.0));
+  CHECK(std::fabs(line.worst_residual) < 1e-9);
+  CHECK_THROWS_AS((void)fit_alpha_beta({Bytes(8.0), Bytes(8.0)}, {Seconds(1e-5), Seconds(1e-5)}), Error);
+  CHECK_THROWS_AS((void)fit_alpha_beta({Bytes(8.0), Bytes(16.0)}, {Seconds(1e-5), Seconds(0.0)}), Error);
+}
+
+TEST_CASE("logs synthesized from a known alpha and beta with 1% noise give them back within 2%") {
+  struct Case {
+    const char* binary;
+    Collective collective;
+    double alpha;
+    double busbw;  // B/s
+    int ranks;
+    int nodes;
+  };
+  // busbw factors (nccl-tests doc/PERFORMANCE.md): AllReduce 2(n-1)/n, AllGather/ReduceScatter/AllToAll
+  // (n-1)/n, Broadcast/SendRecv 1.
+  const Case cases[] = {
+      {"all_reduce_perf", Collective::kAllReduce, 18e-6, 360e9, 8, 1},
+      {"all_reduce_perf", Collective::kAllReduce, 45e-6, 150e9, 32, 4},
+      {"all_gather_perf", Collective::kAllGather, 12e-6, 300e9, 8, 1},
+      {"reduce_scatter_perf", Collective::kReduceScatter, 30e-6, 45e9, 16, 2},
+      {"alltoall_perf", Collective::kAllToAll, 60e-6, 40e9, 16, 2},
+      {"sendrecv_perf", Collective::kSendRecv, 8e-6, 45e9, 2, 2},
+      {"broadcast_perf", Collective::kBroadcast, 25e-6, 200e9, 8, 1},
+  };
+  unsigned seed = 1;
+  for (const auto& c : cases) {
+    CAPTURE(c.binary);
+    CAPTURE(c.ranks);
+    test::SyntheticLog spec;
+    spec.binary = c.binary;
+    spec.alpha_s = c.alpha;
+    spec.bus_factor = bus_factor(c.collective, c.ranks);
+    spec.beta_s_per_byte = spec.bus_factor / c.busbw;
+    spec.ranks = c.ranks;
+    spec.nodes = c.nodes;
+    spec.seed = seed++;
+    const CollectiveFit fit = fit_of(test::synthesize_nccl_log(spec), "synthetic.txt");
+    CHECK(fit.collective == c.collective);
+    CHECK(fit.ranks == c.ranks);
+    CHECK(fit.nodes == c.nodes);
+    CHECK(fit.line.alpha.value == doctest::Approx(c.alpha).epsilon(0.02));
+    CHECK(fit.line.beta == doctest::Approx(spec.beta_s_per_byte).epsilon(0.02));
+    CHECK(fit.busbw.value == doctest::Approx(c.busbw).epsilon(0.02));
+    CHECK(fit.line.r_squared > 0.99);
+    CHECK(std::fabs(fit.line.worst_residual) < 0.05);
+  }
+}
+
+TEST_CASE("efficiency against a given line rate") {
+  test::SyntheticLog spec;
+  spec.beta_s_per_byte = 1.75 / 360e9;
+  const auto fits = fit_collectives({parse_nccl_tests_log(test::synthesize_nccl_log(spec), "x.txt")},
+                                    BytesPerSecond(450e9));
+  REQUIRE(fits.size() == 1);
+  REQUIRE(fits.front().efficiency.has_value());
+  CHECK(*fits.front().efficiency == doctest::Approx(0.8).epsilon(0.02));
+}
+
+TEST_CASE("several logs of the same collective and rank count make one fit") {
+  test::SyntheticLog a;
+  test::SyntheticLog b = a;
+  b.seed = 2;
+  const auto fits = fit_collectives({parse_nccl_tests_log(test::synthesize_nccl_log(a), "a.txt"),
+                                     parse_nccl_tests_log(test::synthesize_nccl_log(b), "b.txt")});
+  REQUIRE(fits.size() == 1);
+  CHECK(fits.front().files.size() == 2);
+  CHECK(fits.front().line.points == 2 * 62);
+}
+
+TEST_CASE("calibrate_cluster inverts the model: constants the model produced come back") {
+  ClusterSpec cluster = default_cluster(catalog());
+  cluster.gpu = catalog().gpu("h100-sxm");
+  cluster.scale_up = cluster.gpu.scale_up;
+  cluster.link = catalog().link("ib-ndr-400g");
+  cluster.switch_spec = catalog().default_switch_for(cluster.link);
+  cluster.link.efficiency = 0.6;
+  cluster.link.latency = Seconds(3e-6);
+
+  // What the model's ring AllReduce takes on 16 ranks over 2 nodes, as if measured.
+  std::vector<Bytes> sizes;
+  std::vector<Seconds> times;
+  for (double n = 1024; n <= 4e9; n *= 2) {
+    sizes.emplace_back(n);
+    times.push_back(collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(n), 16, 1, cluster).time);
+  }
+  CollectiveFit fit;
+  fit.collective = Collective::kAllReduce;
+  fit.ranks = 16;
+  fit.nodes = 2;
+  fit.line = fit_alpha_beta(sizes, times);
+
+  ClusterSpec start = cluster;
+  start.link = catalog().link("ib-ndr-400g");
+  const ClusterCalibration cal = calibrate_cluster(start, fit);
+  CHECK(cal.level == FabricLevel::kScaleOut);
+  CHECK(cal.efficiency == doctest::Approx(0.6).epsilon(1e-6));
+  CHECK(cal.latency.value == doctest::Approx(3e-6).epsilon(1e-6));
+  CHECK(cal.bandwidth.value == start.link.line_rate.value);
+  CHECK_FALSE(cal.latency_clamped);
+
+  // Within one node the same fit describes the scale-up domain.
+  CollectiveFit local = fit;
+  local.ranks = 8;
+  local.nodes = 1;
+  CHECK(calibrate_cluster(start, local).level == FabricLevel::kScaleUp);
+}
+
+TEST_CASE("a slower measured fabric never speeds up a step, a faster one never slows it") {
+  ClusterOptions options;
+  options.gpu = "h100-sxm";
+  options.link = "ib-ndr-400g";
+  const ClusterSpec base = apply_cluster_options(default_cluster(catalog()), options, catalog());
+  const ModelSpec model = catalog().model("llama2-70b");
+  Strategy s;
+  s.tp = 8;
+  s.pp = 4;
+  s.dp = 32;
+  s.micro_batch = 1;
+  s.global_batch = 1024;
+  const StepEstimate before = estimate(model, base, s);
+
+  for (const double busbw : {100e9, 200e9}) {
+    test::SyntheticLog spec;
+    spec.ranks = 16;
+    spec.nodes = 2;
+    spec.alpha_s = 30e-6;
+    spec.bus_factor = bus_factor(Collective::kAllReduce, 16);
+    spec.beta_s_per_byte = spec.bus_factor / busbw;
+    const CollectiveFit fit = fit_of(test::synthesize_nccl_log(spec), "x.txt");
+    const ClusterSpec calibrated = apply_calibration(base, calibrate_cluster(base, fit));
+    const StepEstimate after = estimate(model, calibrated, s);
+    CAPTURE(busbw);
+    CHECK(after.breakdown.dp_comm.value > before.breakdown.dp_comm.value);
+    CHECK(after.step_time.value >= before.step_time.value);
+  }
+}
+
+TEST_CASE("cluster_yaml reads back as the same cluster") {
+  ClusterOptions options;
+  options.gpu = "h100-sxm";
+  options.gpus = 512;
+  options.link = "ib-ndr-400g";
+  options.topology = "rail-optimized";
+  ClusterSpec c = apply_cluster_options(default_cluster(catalog()), options, catalog());
+  c.link.efficiency = 0.4321;
+  c.link.latency = Seconds(4.5e-6);
+  c.scale_up.efficiency = 0.75;
+  const std::string text = cluster_yaml(c, {"a comment"});
+  CHECK(text.rfind("# a comment\n", 0) == 0);
+  const ClusterSpec back = load_cluster_text(text, "calibrated.yaml", catalog());
+  CHECK(back.gpu.name == c.gpu.name);
+  CHECK(back.gpus == 512);
+  CHECK(back.topology == TopologyKind::kRailOptimized);
+  CHECK(back.link.name == "ib-ndr-400g");
+  CHECK(back.link.efficiency == doctest::Approx(0.4321));
+  CHECK(back.link.latency.value == doctest::Approx(4.5e-6));
+  CHECK(back.link.line_rate.value == doctest::Approx(c.link.line_rate.value));
+  CHECK(back.link.nic_price.value == doctest::Approx(c.link.nic_price.value));
+  CHECK(back.scale_up.efficiency == doctest::Approx(0.75));
+  CHECK(back.scale_up.bandwidth.value == doctest::Approx(c.scale_up.bandwidth.value));
+  CHECK(back.scale_up.latency.value == doctest::Approx(c.scale_up.latency.value));
+  CHECK(back.switch_spec.name == c.switch_spec.name);
+}

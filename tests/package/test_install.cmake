@@ -1,0 +1,77 @@
+# Installs the outer build into a temporary prefix, checks the package's files, builds examples/api against
+# it with find_package(costmodel), runs the installed CLI and the example without $COSTMODEL_DATA_DIR, then
+# moves the prefix and runs both again (catalogs found beside the executable).
+# -D: COSTMODEL_SOURCE_DIR COSTMODEL_BINARY_DIR WORK_DIR CONFIG GENERATOR CXX_COMPILER CXX_FLAGS LINKER_FLAGS
+include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+file(REAL_PATH "${WORK_DIR}" WORK_DIR)
+set(prefix "${WORK_DIR}/prefix")
+set(install_config)
+if(CONFIG)
+  set(install_config --config ${CONFIG})
+endif()
+run("cmake --install" ${CMAKE_COMMAND} --install "${COSTMODEL_BINARY_DIR}" --prefix "${prefix}" ${install_config})
+
+# The package's files.
+foreach(path include/costmodel/costmodel.hpp include/costmodel/io/calibrate.hpp bin/costmodel
+             share/costmodel/data/gpus.yaml share/costmodel/data/links.yaml share/costmodel/data/switches.yaml
+             share/costmodel/models/gpt3-175b.yaml)
+  if(NOT EXISTS "${prefix}/${path}")
+    message(FATAL_ERROR "not installed: ${path}")
+  endif()
+endforeach()
+file(GLOB_RECURSE config "${prefix}/*/costmodelConfig.cmake")
+file(GLOB_RECURSE config_version "${prefix}/*/costmodelConfigVersion.cmake")
+file(GLOB_RECURSE pc_file "${prefix}/*/pkgconfig/costmodel.pc")
+file(GLOB_RECURSE library "${prefix}/*/libcostmodel.*")
+if(NOT config OR NOT config_version OR NOT pc_file OR NOT library)
+  message(FATAL_ERROR "missing package files: config '${config}' version '${config_version}' pc '${pc_file}' "
+                      "library '${library}'")
+endif()
+
+# yaml-cpp, Boost and Eigen stay out of the public headers.
+file(GLOB_RECURSE headers "${prefix}/include/costmodel/*.hpp")
+foreach(header ${headers})
+  file(STRINGS "${header}" includes REGEX "^[ \t]*#[ \t]*include")
+  foreach(line ${includes})
+    if(line MATCHES "yaml-cpp|yaml\\.h|boost/|Eigen")
+      message(FATAL_ERROR "${header} includes a private dependency: ${line}")
+    endif()
+  endforeach()
+endforeach()
+
+# The installed CLI finds its catalogs.
+run("installed costmodel catalog" "${prefix}/bin/costmodel" catalog gpus --format csv)
+expect_in("${RUN_OUTPUT}" "h100-sxm" "installed costmodel catalog gpus")
+
+# examples/api against the package: find_package(costmodel) + costmodel::costmodel only.
+set(app_build "${WORK_DIR}/api-build")
+run("configure examples/api" ${CMAKE_COMMAND} -S "${COSTMODEL_SOURCE_DIR}/examples/api" -B "${app_build}"
+    ${NESTED_CONFIGURE_ARGS} "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON)
+run("build examples/api" ${CMAKE_COMMAND} --build "${app_build}" ${NESTED_BUILD_ARGS})
+run("install examples/api" ${CMAKE_COMMAND} --install "${app_build}" --prefix "${prefix}" --config Release)
+run("run the example" "${prefix}/bin/procurement")
+expect_in("${RUN_OUTPUT}" "cheapest plan:" "procurement")
+expect_in("${RUN_OUTPUT}" "catalogs: ${prefix}/share/costmodel" "procurement (catalogs from the package)")
+message(STATUS "procurement:\n${RUN_OUTPUT}")
+
+# A relocated prefix: the CLI and the example find the catalogs beside their bin/.
+set(moved "${WORK_DIR}/moved")
+file(RENAME "${prefix}" "${moved}")
+run("relocated costmodel catalog" "${moved}/bin/costmodel" catalog links --format csv)
+expect_in("${RUN_OUTPUT}" "ib-ndr-400g" "relocated costmodel catalog links")
+run("relocated example" "${moved}/bin/procurement" --days 60 --gpu-price 30000 --format markdown)
+expect_in("${RUN_OUTPUT}" "${moved}/share/costmodel" "relocated procurement")
+
+# pkg-config sees the relocated prefix through ${pcfiledir}.
+find_program(PKG_CONFIG pkg-config)
+if(PKG_CONFIG)
+  get_filename_component(pc_dir "${pc_file}" DIRECTORY)
+  string(REPLACE "${prefix}" "${moved}" pc_dir "${pc_dir}")
+  set(ENV{PKG_CONFIG_PATH} "${pc_dir}")
+  run("pkg-config" "${PKG_CONFIG}" --cflags --libs costmodel)
+  expect_in("${RUN_OUTPUT}" "-lcostmodel" "pkg-config --libs costmodel")
+  expect_in("${RUN_OUTPUT}" "-I${moved}/" "pkg-config --cflags costmodel")
+endif()
