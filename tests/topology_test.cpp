@@ -252,9 +252,10 @@ TEST_CASE("dragonfly+ inventory at three sizes (Shpiner et al. 2017)") {
   // 64-port switches: a group is 32 leaves (32 down, 32 up) x 32 spines (32 down, 32 global):
   // 1,024 host ports and 1,024 global ports per group.
   SUBCASE("512 GPUs: one group, a leaf/spine Clos") {
-    // 512 ports -> 16 leaves; the group's 32 spines.
+    // 512 ports -> 16 leaves; one group has no global links, so its spines face down only:
+    // 16 leaves x 32 uplinks / 64 ports = 8 spines.
     const Topology t = build_topology(dgx_h100(512, TopologyKind::kDragonflyPlus));
-    check_tiers(t.inventory, 16, 32, 0);
+    check_tiers(t.inventory, 16, 8, 0);
     CHECK(t.inventory.global_links == 0);
     CHECK(t.diameter == 3);
   }

@@ -225,17 +225,25 @@ void size_dragonfly(const ClusterSpec& cluster, Topology& topo) {
                                  " NIC ports");
   }
   df.leaves = ceil_div(ports, split.down);
+  if (df.groups == 1) {
+    // One group has no global links: its spines only join its leaves, all radix ports facing down, so
+    // ceil(leaves x uplinks / radix) of them suffice; a single leaf needs none.
+    df.spines_per_group = df.leaves > 1 ? static_cast<int>(ceil_div(static_cast<long long>(df.leaves) * split.up,
+                                                                     radix))
+                                        : 0;
+    df.global_ports_per_group = 0;
+  }
   df.nodes_per_leaf = std::max(1, split.down / cluster.nics_per_node);
   df.nodes_per_group = df.nodes_per_leaf * df.leaves_per_group;
   topo.fabric = df;
 
   Inventory& inv = topo.inventory;
-  inv.tiers = 2;
-  inv.tier_names = {"leaf", "spine", ""};
+  inv.tiers = df.spines_per_group > 0 ? 2 : 1;
+  inv.tier_names = {"leaf", df.spines_per_group > 0 ? "spine" : "", ""};
   inv.switches_per_tier = {df.leaves, df.groups * df.spines_per_group, 0};
   inv.host_links = static_cast<int>(ports);
   inv.global_links = df.groups > 1 ? df.groups * df.global_ports_per_group / 2 : 0;
-  inv.switch_links = df.leaves * split.up + inv.global_links;
+  inv.switch_links = (df.spines_per_group > 0 ? df.leaves * split.up : 0) + inv.global_links;
   // Minimal route: leaf, spine, (global link), spine, leaf.
   topo.diameter = df.groups > 1 ? 4 : (df.leaves > 1 ? 3 : 1);
   const double local = std::min<double>(ports, static_cast<double>(df.leaves) * split.up) / 2.0;
