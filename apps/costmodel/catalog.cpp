@@ -88,6 +88,7 @@ std::vector<Field<LinkSpec>> link_fields() {
       {"latency_s", "latency", "us", kMicro, [](const LinkSpec& l) { return Json(l.latency.value); }},
       {"transport", "transport", "", 1,
        [](const LinkSpec& l) { return Json(std::string(to_string(l.transport))); }},
+      {"gpudirect", "GDR", "", 1, [](const LinkSpec& l) { return Json(l.gpudirect); }},
       {"media", "media", "", 1, [](const LinkSpec& l) { return Json(l.media); }},
       {"transceiver_power_w", "xcvr power", "W", 1,
        [](const LinkSpec& l) { return Json(l.transceiver_power.value); }},

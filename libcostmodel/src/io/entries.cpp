@@ -127,6 +127,11 @@ LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry) {
       all_required ? map.choice("transport", {"rdma", "tcp"})
                    : map.optional_choice("transport", {"rdma", "tcp"}).value_or(std::string(to_string(l.transport)));
   l.transport = transport == "tcp" ? Transport::kTcp : Transport::kRdma;
+  // GPUDirect RDMA needs RDMA; a TCP link always stages through host memory.
+  l.gpudirect = map.optional_boolean("gpudirect").value_or(base ? l.gpudirect : l.transport == Transport::kRdma);
+  if (l.gpudirect && l.transport == Transport::kTcp) {
+    throw map.error_at("gpudirect", "GPUDirect RDMA needs an RDMA transport, not tcp");
+  }
   l.media = all_required ? map.string("media") : map.optional_string("media").value_or(l.media);
   l.transceiver_power = Watts(quantity("transceiver_power", Dimension::kWatts, l.transceiver_power.value));
   l.transceiver_price = Usd(quantity("transceiver_price", Dimension::kUsd, l.transceiver_price.value));
