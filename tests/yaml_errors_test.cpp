@@ -13,6 +13,7 @@
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
 #include "costmodel/io/runs.hpp"
+#include "costmodel/io/scenario.hpp"
 
 using namespace costmodel;
 namespace fs = std::filesystem;
@@ -51,6 +52,7 @@ std::string load_error(const Fixture& f, const Catalog& catalog) {
     else if (f.kind == "gpus") (void)load_gpus_file(f.path);
     else if (f.kind == "links") (void)load_links_file(f.path);
     else if (f.kind == "switches") (void)load_switches_file(f.path);
+    else if (f.kind == "scenario") (void)load_scenario_file(f.path, catalog);
     else if (f.kind == "runs") (void)load_published_runs(f.path, catalog);
     else return "unknown fixture kind '" + f.kind + "'";
   } catch (const Error& e) {

@@ -20,7 +20,7 @@
   X(validate, "predicted vs published training runs, with error statistics")     \
   X(collective, "time, algbw and busbw of one collective over message sizes")    \
   X(topology, "inventory, capex, power, diameter and bisection of the fabric")   \
-  X(calibrate, "fit alpha and beta per collective to nccl-tests logs")          \
+  X(scenario, "what-if sweeps and comparisons from a YAML file, with plots")     \
   X(calibrate, "fit alpha and beta per collective to nccl-tests logs")          \
   /* one X(...) line per command above; each line ends with a backslash */
 // clang-format on

@@ -17,6 +17,7 @@
 
 #include "cli.hpp"
 #include "costmodel/io/results.hpp"
+#include "costmodel/io/svg.hpp"
 #include "costmodel/search/planner.hpp"
 #include "training.hpp"
 
@@ -29,8 +30,8 @@ constexpr double kProgressDelay_s = 1.0;
 constexpr int kProgressWidth = 40;
 
 void add_plan_options(po::options_description& options) {
-  options.add_options()                                                                               //
-      ("top", po::value<std::string>()->value_name("K"), "configurations shown (default 10)")         //
+  options.add_options()                                                                        //
+      ("top", po::value<std::string>()->value_name("K"), "configurations shown (default 10)")  //
       ("rank-by", po::value<std::string>()->value_name("O"),
        "time|cost|switches (default time; cost with --deadline-days)")                                //
       ("pareto", "also show the Pareto front of (step time, cost, switches)")                         //
@@ -39,7 +40,9 @@ void add_plan_options(po::options_description& options) {
       ("deadline-days", po::value<std::string>()->value_name("D"),
        "find the cheapest GPU count that trains --tokens within D days")  //
       ("gpus-range", po::value<std::string>()->value_name("A:B"),
-       "GPU counts searched with --deadline-days (multiples of --gpus-per-node; default 1 node:--gpus)");
+       "GPU counts searched with --deadline-days (multiples of --gpus-per-node; default 1 node:--gpus)")  //
+      ("plot", po::value<std::string>()->value_name("FILE.svg"),
+       "draw the Pareto front (step time vs cost, marker size = switches) as SVG");
 }
 
 std::pair<int, int> parse_range(const std::string& text, const Context& context) {
@@ -306,6 +309,15 @@ int run_plan(const std::vector<std::string>& args, const Context& context) {
     result = plan(request, [&bar](double fraction) { bar.update(fraction); });
   }
   if (result.feasible == 0) throw_infeasible(result);
+  if (const auto plot_path = string_option(values, "plot")) {
+    OutputSink sink(OutputOptions{Format::kTable, *plot_path}, context);  // temp file + rename, like -o
+    sink.stream() << render_svg(pareto_chart(result,
+                                             request.model.name + " on " +
+                                                 std::to_string(request.cluster.gpus) + " x " +
+                                                 request.cluster.gpu.name + ": Pareto front",
+                                             request.cluster.gpu.hourly_price));
+    sink.commit();
+  }
   write_plan(output, context, result, request, values.count("pareto") > 0);
   return 0;
 }

@@ -92,10 +92,11 @@ int edit_distance(const std::string& a, const std::string& b) {
 std::string closest_name(const std::string& name, const std::vector<std::string>& known) {
   std::string best;
   int best_distance = 0;
-  // A name that is a prefix of a known one (or the reverse), 4 characters or more, is a clear match.
+  // A name of 4 characters or more that a known one starts with was cut short: a clear match.
   for (const auto& candidate : known) {
-    const size_t shorter = std::min(candidate.size(), name.size());
-    if (shorter >= 4 && candidate.compare(0, shorter, name, 0, shorter) == 0 && candidate != name) return candidate;
+    if (name.size() >= 4 && candidate.size() > name.size() && candidate.compare(0, name.size(), name) == 0) {
+      return candidate;
+    }
   }
   for (const auto& candidate : known) {
     const int d = edit_distance(name, candidate);
