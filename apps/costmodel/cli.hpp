@@ -22,6 +22,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -150,6 +151,28 @@ class OutputSink {
 /// Writes `table` / `document` in the chosen format to the chosen place, and commits.
 void emit(const OutputOptions& options, const Context& context, const Table& table);
 void emit(const OutputOptions& options, const Context& context, const Json& document);
+
+// ---------------------------------------------------------------------------------------------------
+// Progress
+
+/// A progress bar on stderr, shown once a run has taken a second and only when stderr is a terminal;
+/// erased when destroyed. `label` names the work ("planning", "scenario").
+class ProgressBar {
+ public:
+  explicit ProgressBar(std::string label);
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+  ~ProgressBar();
+
+  /// Redraws the bar at `fraction` done, in [0, 1].
+  void update(double fraction);
+
+ private:
+  std::string label_;
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
 
 // ---------------------------------------------------------------------------------------------------
 // [cluster] options (DESIGN.md §3)

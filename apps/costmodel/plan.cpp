@@ -1,10 +1,8 @@
 // `costmodel plan [cluster] [model] [training] [pins] [--top K] [--rank-by time|cost|switches] [--pareto]`:
 // every valid parallel configuration (and fabric, and GPU count) ranked; exit 3 when nothing is feasible.
 
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -26,8 +24,6 @@ namespace costmodel::cli {
 namespace {
 
 constexpr int kDefaultTop = 10;
-constexpr double kProgressDelay_s = 1.0;
-constexpr int kProgressWidth = 40;
 
 void add_plan_options(po::options_description& options) {
   options.add_options()                                                                        //
@@ -118,33 +114,6 @@ SearchSpace space_from(const TrainingArgs& t, const po::variables_map& values) {
   space.tp_beyond_node = values.count("tp-beyond-node") > 0;
   return space;
 }
-
-/// Prints a progress bar on stderr once a run has taken a second, when stderr is a terminal.
-class ProgressBar {
- public:
-  ProgressBar() : enabled_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
-  ProgressBar(const ProgressBar&) = delete;
-  ProgressBar& operator=(const ProgressBar&) = delete;
-  ~ProgressBar() {
-    if (shown_) std::cerr << '\r' << std::string(kProgressWidth + 16, ' ') << '\r' << std::flush;
-  }
-
-  void update(double fraction) {
-    if (!enabled_) return;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    if (elapsed < kProgressDelay_s) return;
-    shown_ = true;
-    const int filled = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * kProgressWidth);
-    std::cerr << "\rplanning [" << std::string(static_cast<size_t>(filled), '#')
-              << std::string(static_cast<size_t>(kProgressWidth - filled), ' ') << "] "
-              << static_cast<int>(fraction * 100.0) << "%" << std::flush;
-  }
-
- private:
-  bool enabled_;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point start_;
-};
 
 std::string describe(const Strategy& s) {
   std::ostringstream text;
@@ -305,7 +274,7 @@ int run_plan(const std::vector<std::string>& args, const Context& context) {
 
   PlanResult result;
   {
-    ProgressBar bar;
+    ProgressBar bar("planning");
     result = plan(request, [&bar](double fraction) { bar.update(fraction); });
   }
   if (result.feasible == 0) throw_infeasible(result);

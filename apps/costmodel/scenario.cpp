@@ -1,10 +1,8 @@
 // `costmodel scenario FILE.yaml [--format ...] [-o FILE] [--plot FILE.svg]`: what-if sweeps and comparisons,
 // one row per case with its best configuration and the change against the baseline case.
 
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,40 +12,6 @@
 #include "costmodel/io/svg.hpp"
 
 namespace costmodel::cli {
-
-namespace {
-
-constexpr double kProgressDelay_s = 1.0;
-constexpr int kProgressWidth = 40;
-
-/// A progress bar on stderr once the sweep has taken a second, when stderr is a terminal.
-class SweepProgress {
- public:
-  SweepProgress() : enabled_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
-  SweepProgress(const SweepProgress&) = delete;
-  SweepProgress& operator=(const SweepProgress&) = delete;
-  ~SweepProgress() {
-    if (shown_) std::cerr << '\r' << std::string(kProgressWidth + 16, ' ') << '\r' << std::flush;
-  }
-
-  void update(double fraction) {
-    if (!enabled_) return;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    if (elapsed < kProgressDelay_s) return;
-    shown_ = true;
-    const int filled = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * kProgressWidth);
-    std::cerr << "\rscenario [" << std::string(static_cast<size_t>(filled), '#')
-              << std::string(static_cast<size_t>(kProgressWidth - filled), ' ') << "] "
-              << static_cast<int>(fraction * 100.0) << "%" << std::flush;
-  }
-
- private:
-  bool enabled_;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point start_;
-};
-
-}  // namespace
 
 int run_scenario(const std::vector<std::string>& args, const Context& context) {
   CommandParser parser(
@@ -73,7 +37,7 @@ int run_scenario(const std::vector<std::string>& args, const Context& context) {
   const Scenario scenario = load_scenario_file(*file, catalog);
   ScenarioResult result;
   {
-    SweepProgress bar;
+    ProgressBar bar("scenario");
     result = costmodel::run_scenario(scenario, [&bar](double fraction) { bar.update(fraction); });
   }
   const bool any =
