@@ -16,13 +16,13 @@ const Catalog& catalog() {
 }  // namespace
 
 TEST_CASE("every catalog name of DESIGN.md §3 is present") {
-  for (const char* gpu : {"v100-32gb", "a100-40gb", "a100-80gb", "a800-80gb", "h100-sxm", "h800-sxm", "h200-sxm",
-                          "b200", "gb200"}) {
+  for (const char* gpu : {"v100-32gb", "a100-40gb", "a100-80gb", "a800-80gb", "h100-sxm", "h800-sxm",
+                          "h200-sxm", "b200", "gb200"}) {
     CAPTURE(gpu);
     CHECK_NOTHROW((void)catalog().gpu(gpu));
   }
-  for (const char* link : {"ib-edr-100g", "ib-hdr-200g", "ib-ndr-400g", "ib-xdr-800g", "roce-100g", "roce-200g",
-                           "roce-400g", "roce-800g", "eth-1.6t"}) {
+  for (const char* link : {"ib-edr-100g", "ib-hdr-200g", "ib-ndr-400g", "ib-xdr-800g", "roce-100g",
+                           "roce-200g", "roce-400g", "roce-800g", "eth-1.6t"}) {
     CAPTURE(link);
     CHECK_NOTHROW((void)catalog().link(link));
   }
@@ -30,9 +30,10 @@ TEST_CASE("every catalog name of DESIGN.md §3 is present") {
     CAPTURE(sw);
     CHECK_NOTHROW((void)catalog().switch_spec(sw));
   }
-  for (const char* model : {"gpt3-175b", "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b",
-                            "llama3-405b", "mixtral-8x7b", "mixtral-8x22b", "bloom-176b", "opt-175b", "mt-nlg-530b",
-                            "nemotron-4-340b", "gpt-oss-120b", "megatron-1.7b", "megatron-1t"}) {
+  for (const char* model :
+       {"gpt3-175b", "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b", "llama3-405b",
+        "mixtral-8x7b", "mixtral-8x22b", "bloom-176b", "opt-175b", "mt-nlg-530b", "nemotron-4-340b",
+        "gpt-oss-120b", "megatron-1.7b", "megatron-1t"}) {
     CAPTURE(model);
     CHECK_NOTHROW((void)catalog().model(model));
   }

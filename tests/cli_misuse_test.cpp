@@ -1,4 +1,5 @@
-// Bad command-line values (issue 8): each exits 2 with one line on stderr naming the flag, and nothing on stdout.
+// Bad command-line values (issue 8): each exits 2 with one line on stderr naming the flag, and nothing on
+// stdout.
 
 #include <doctest/doctest.h>
 
@@ -25,22 +26,26 @@ TEST_CASE("bad command-line values exit 2 with one exact line") {
       {{"estimate", "--tp", "0", "--pp", "1", "--dp", "8"},
        "costmodel estimate: error: --tp: expected a positive integer, got '0'"},
       {{"catalog", "gpus", "--format", "xml"},
-       "costmodel catalog: error: --format: unknown format 'xml'; expected one of table, csv, json, markdown"},
+       "costmodel catalog: error: --format: unknown format 'xml'; expected one of table, csv, json, "
+       "markdown"},
       {{"collective", "--op", "allreduce", "--min-bytes", "1PB", "--max-bytes", "1B"},
        "costmodel collective: error: --min-bytes: 1PB is larger than --max-bytes 1B; the sweep runs from "
        "--min-bytes up to --max-bytes"},
       {{"plan", "--zero", "5"}, "costmodel plan: error: --zero: expected 0, 1, 2 or 3, got 5"},
       {{"plan", "--recompute", "ful"},
-       "costmodel plan: error: --recompute: expected none, selective or full, got 'ful'; did you mean 'full'?"},
+       "costmodel plan: error: --recompute: expected none, selective or full, got 'ful'; did you mean "
+       "'full'?"},
       {{"plan", "--tokens", "lots"},
        "costmodel plan: error: --tokens: expected a token count such as 300e9 or 300B, got 'lots'"},
-      {{"plan", "--link", "ib-ndr-40"}, "costmodel plan: error: unknown link 'ib-ndr-40'; did you mean 'ib-ndr-400g'?"},
+      {{"plan", "--link", "ib-ndr-40"},
+       "costmodel plan: error: unknown link 'ib-ndr-40'; did you mean 'ib-ndr-400g'?"},
       {{"topology", "--oversubscription", "0"},
        "costmodel topology: error: --oversubscription: expected a positive number, got '0'"},
       {{"catalog", "gpu"}, "costmodel catalog: error: unknown catalog 'gpu'; did you mean 'gpus'?"},
       {{"plann"}, "costmodel: error: unknown command 'plann'; did you mean 'plan'?"},
       {{"estimate", "--tp", "8", "--pp", "8", "--dp", "3"},
-       "costmodel estimate: error: split: invalid: tp*pp*dp*cp = 8*8*3*1 = 192 is not the cluster's 1024 GPUs; "
+       "costmodel estimate: error: split: invalid: tp*pp*dp*cp = 8*8*3*1 = 192 is not the cluster's 1024 "
+       "GPUs; "
        "global_batch (2048) not divisible by dp*micro_batch (3)"},
   };
   for (const auto& c : cases) {
@@ -57,8 +62,9 @@ TEST_CASE("bad command-line values exit 2 with one exact line") {
 TEST_CASE("a failed write leaves no file and exits 2") {
   const auto result = run_cli({"catalog", "gpus", "-o", "/nonexistent-dir/gpus.json"});
   CHECK(result.exit_code == 2);
-  CHECK(result.err == "costmodel catalog: error: -o: cannot write '/nonexistent-dir/gpus.json': No such file or "
-                      "directory\n");
+  CHECK(result.err ==
+        "costmodel catalog: error: -o: cannot write '/nonexistent-dir/gpus.json': No such file or "
+        "directory\n");
 }
 
 TEST_CASE("estimate: a split that does not fit still prints, with the overflowing term") {

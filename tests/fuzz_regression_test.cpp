@@ -29,7 +29,8 @@ void only_one_line_errors(Load&& load) {
 TEST_CASE("fuzzer regressions: every loader rejects them with a one-line error") {
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
   int replayed = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(COSTMODEL_TEST_SOURCE_DIR "/tests/fuzz/regressions")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(COSTMODEL_TEST_SOURCE_DIR "/tests/fuzz/regressions")) {
     std::ifstream in(entry.path(), std::ios::binary);
     std::ostringstream buffer;
     buffer << in.rdbuf();
@@ -51,7 +52,8 @@ TEST_CASE("control characters from the input are escaped in diagnostics") {
     (void)parse_bandwidth("4\n00Gbps");
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK(std::string(e.what()) == "error: unknown unit '\\n00Gbps'; expected a bandwidth such as 400Gbps or 50GB/s, "
-                                   "got '4\\n00Gbps'");
+    CHECK(std::string(e.what()) ==
+          "error: unknown unit '\\n00Gbps'; expected a bandwidth such as 400Gbps or 50GB/s, "
+          "got '4\\n00Gbps'");
   }
 }

@@ -23,12 +23,24 @@ const Catalog& catalog() {
 
 bool finite_non_negative(const StepEstimate& e) {
   const auto& b = e.breakdown;
-  const double values[] = {e.step_time.value,     e.tokens_per_s,         e.model_tflops_per_gpu,
-                           e.hardware_tflops_per_gpu, e.mfu,              e.hfu,
-                           b.compute.value,       b.tp_comm.value,        b.cp_comm.value,
-                           b.ep_comm.value,       b.pp_comm.value,        b.pp_bubble.value,
-                           b.dp_comm.value,       b.dp_comm_exposed.value, b.optimizer.value,
-                           e.memory.total.value,  e.network_cost.value,   e.power.value};
+  const double values[] = {e.step_time.value,
+                           e.tokens_per_s,
+                           e.model_tflops_per_gpu,
+                           e.hardware_tflops_per_gpu,
+                           e.mfu,
+                           e.hfu,
+                           b.compute.value,
+                           b.tp_comm.value,
+                           b.cp_comm.value,
+                           b.ep_comm.value,
+                           b.pp_comm.value,
+                           b.pp_bubble.value,
+                           b.dp_comm.value,
+                           b.dp_comm_exposed.value,
+                           b.optimizer.value,
+                           e.memory.total.value,
+                           e.network_cost.value,
+                           e.power.value};
   for (double v : values) {
     if (!std::isfinite(v) || v < 0) return false;
   }
@@ -113,8 +125,8 @@ TEST_CASE("seeded random configurations: finite, non-negative, monotone in bandw
 }
 
 TEST_CASE("more GPUs at fixed per-GPU work never means fewer switches") {
-  for (const TopologyKind kind : {TopologyKind::kFatTree, TopologyKind::kRailOptimized, TopologyKind::kRailOnly,
-                                  TopologyKind::kDragonflyPlus}) {
+  for (const TopologyKind kind : {TopologyKind::kFatTree, TopologyKind::kRailOptimized,
+                                  TopologyKind::kRailOnly, TopologyKind::kDragonflyPlus}) {
     int previous = 0;
     for (int gpus = 8; gpus <= 65536; gpus *= 2) {
       ClusterOptions o;

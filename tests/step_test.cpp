@@ -44,21 +44,22 @@ TEST_CASE("GPT-3 175B on 1,024 A100: about 34 days at about 140 TFLOP/s (Narayan
   options.tokens = 300e9;
   Strategy s = split(8, 8, 16, 1536);
   s.vpp = 2;
-  const StepEstimate e = estimate(catalog().model("gpt3-175b"), cluster("a100-80gb", 1024, "ib-hdr-200g"), s, options);
+  const StepEstimate e =
+      estimate(catalog().model("gpt3-175b"), cluster("a100-80gb", 1024, "ib-hdr-200g"), s, options);
   REQUIRE(e.valid());
   CHECK(e.fits_memory);
   CHECK(e.hardware_tflops_per_gpu == doctest::Approx(140.0).epsilon(0.10));
   REQUIRE(e.training_days.has_value());
   CHECK(*e.training_days == doctest::Approx(34.0).epsilon(0.10));
   // Cost: GPU-hours x the catalog's hourly price.
-  CHECK(e.cost->value == doctest::Approx(*e.training_days * 24 * 1024 * catalog().gpu("a100-80gb").hourly_price.value *
-                                         3600)
-                             .epsilon(1e-9));
+  CHECK(e.cost->value ==
+        doctest::Approx(*e.training_days * 24 * 1024 * catalog().gpu("a100-80gb").hourly_price.value * 3600)
+            .epsilon(1e-9));
 }
 
 TEST_CASE("FLOP conventions: full recompute counts one more forward (Megatron-LM eq. 3: 96 vs 72)") {
-  const StepEstimate e =
-      estimate(catalog().model("gpt3-175b"), cluster("a100-80gb", 1024, "ib-hdr-200g"), split(8, 8, 16, 1536));
+  const StepEstimate e = estimate(catalog().model("gpt3-175b"), cluster("a100-80gb", 1024, "ib-hdr-200g"),
+                                  split(8, 8, 16, 1536));
   CHECK(e.hardware_tflops_per_gpu / e.model_tflops_per_gpu == doctest::Approx(96.0 / 72.0));
   CHECK(e.mfu == doctest::Approx(e.model_tflops_per_gpu / 312.0));
   // model TFLOP/s = 72·B·s·l·h²(1 + s/6h + V/12lh) / step / GPUs
@@ -112,9 +113,9 @@ TEST_CASE("the exposed terms add up to the step time; the bubble is (p - 1)/v mi
     s.vpp = vpp;
     const StepEstimate e = est.evaluate(s);
     const auto& b = e.breakdown;
-    CHECK(e.step_time.value == doctest::Approx(b.compute.value + b.tp_comm.value + b.cp_comm.value +
-                                               b.ep_comm.value + b.pp_comm.value + b.pp_bubble.value +
-                                               b.dp_comm_exposed.value + b.optimizer.value));
+    CHECK(e.step_time.value ==
+          doctest::Approx(b.compute.value + b.tp_comm.value + b.cp_comm.value + b.ep_comm.value +
+                          b.pp_comm.value + b.pp_bubble.value + b.dp_comm_exposed.value + b.optimizer.value));
     // m = 1536 / 16 = 96 micro-batches; bubble = (p - 1)/v slots of one micro-batch's stage time.
     const double per_microbatch = (b.compute.value + b.tp_comm.value + b.pp_comm.value) / 96;
     CHECK(b.pp_bubble.value == doctest::Approx(7.0 / vpp * per_microbatch));
@@ -200,12 +201,15 @@ TEST_CASE("properties over random valid configurations") {
 }
 
 TEST_CASE("top-k compression all-gathers a volume that grows with dp") {
-  // Each of dp ranks contributes fraction x N x (4 B value + 4 B index); the gathered buffer is dp times that.
+  // Each of dp ranks contributes fraction x N x (4 B value + 4 B index); the gathered buffer is dp times
+  // that.
   const ModelSpec& m = catalog().model("llama2-7b");
   Strategy small = split(1, 1, 16, 256), large = split(1, 1, 128, 1024);
   small.compression = large.compression = Compression{CompressionKind::kTopK, 0.01};
-  const double per_rank_small = estimate(m, cluster("h100-sxm", 16, "ib-ndr-400g"), small).breakdown.dp_comm.value;
-  const double per_rank_large = estimate(m, cluster("h100-sxm", 128, "ib-ndr-400g"), large).breakdown.dp_comm.value;
+  const double per_rank_small =
+      estimate(m, cluster("h100-sxm", 16, "ib-ndr-400g"), small).breakdown.dp_comm.value;
+  const double per_rank_large =
+      estimate(m, cluster("h100-sxm", 128, "ib-ndr-400g"), large).breakdown.dp_comm.value;
   CHECK(per_rank_large > per_rank_small);
   // The error-feedback residual is a full fp32 copy of the local gradients.
   const Estimator est(m, cluster("h100-sxm", 16, "ib-ndr-400g"));
@@ -232,14 +236,16 @@ TEST_CASE("expert parallelism pays all-to-alls on the fabric, and rail-only pays
   CHECK(across_rail_only.breakdown.ep_comm.value > across_fat.breakdown.ep_comm.value);
 }
 
-TEST_CASE("reduce-scatter and all-gather of one buffer cost the same (the estimator counts SP pairs as 2 RS)") {
+TEST_CASE(
+    "reduce-scatter and all-gather of one buffer cost the same (the estimator counts SP pairs as 2 RS)") {
   for (const char* gpu : {"a100-80gb", "h100-sxm"}) {
     const ClusterSpec c = cluster(gpu, 64, "ib-ndr-400g");
     for (int ranks : {2, 4, 8, 16, 64}) {
       const LinkPath path = link_path(c, Communicator{ranks, 1, 1});
       for (double n : {1e3, 1e6, 1e9}) {
         CHECK(collective_cost(Collective::kReduceScatter, Algorithm::kAuto, Bytes(n), path).time.value ==
-              doctest::Approx(collective_cost(Collective::kAllGather, Algorithm::kAuto, Bytes(n), path).time.value));
+              doctest::Approx(
+                  collective_cost(Collective::kAllGather, Algorithm::kAuto, Bytes(n), path).time.value));
       }
     }
   }

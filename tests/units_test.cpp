@@ -9,7 +9,7 @@
 using namespace costmodel;
 
 TEST_CASE("bandwidth: bits and bytes are distinct") {
-  CHECK(parse_bandwidth("400Gbps").value == doctest::Approx(50e9));   // 400e9 bit/s / 8
+  CHECK(parse_bandwidth("400Gbps").value == doctest::Approx(50e9));  // 400e9 bit/s / 8
   CHECK(parse_bandwidth("400 Gb/s").value == doctest::Approx(50e9));
   CHECK(parse_bandwidth("50GB/s").value == doctest::Approx(50e9));
   CHECK(parse_bandwidth("900GB/s").value == doctest::Approx(900e9));
@@ -57,9 +57,10 @@ TEST_CASE("bad values say what was expected") {
   };
   CHECK(message([] { (void)parse_bandwidth("400"); }) ==
         "error: missing unit; expected a bandwidth such as 400Gbps or 50GB/s, got '400'");
-  CHECK(message([] { (void)parse_bandwidth("400Gps"); }) ==
-        "error: unknown unit 'Gps' (did you mean 'Gbps'?); expected a bandwidth such as 400Gbps or 50GB/s, got "
-        "'400Gps'");
+  CHECK(
+      message([] { (void)parse_bandwidth("400Gps"); }) ==
+      "error: unknown unit 'Gps' (did you mean 'Gbps'?); expected a bandwidth such as 400Gbps or 50GB/s, got "
+      "'400Gps'");
   CHECK(message([] { (void)parse_bytes("-80GB"); }) ==
         "error: negative value; expected a size such as 80GiB or 80GB, got '-80GB'");
   CHECK(message([] { (void)parse_seconds("fastus"); }).find("not a number") != std::string::npos);

@@ -12,7 +12,8 @@ TEST_CASE("published runs: median |error| <= 8% and max <= 20% with one paramete
   // (Narayanan et al. 2021 Table 1 and §5.1; Megatron-LM README 2024); each run's stated knobs are pinned
   // and the planner chooses the rest (micro-batch, interleaving, recompute, ZeRO where unstated).
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
-  const auto runs = load_published_runs(std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/published-runs.yaml", catalog);
+  const auto runs =
+      load_published_runs(std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/published-runs.yaml", catalog);
   REQUIRE(runs.size() == 20);
   const ValidationSummary summary = validate_runs(runs, 1);
   for (const auto& row : summary.rows) {
@@ -31,7 +32,8 @@ TEST_CASE("published runs: median |error| <= 8% and max <= 20% with one paramete
 
 TEST_CASE("the published runs file is read strictly") {
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
-  const auto runs = load_published_runs(std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/published-runs.yaml", catalog);
+  const auto runs =
+      load_published_runs(std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/published-runs.yaml", catalog);
   const auto& gpt3 = runs[10];
   CHECK(gpt3.id == "megatron21_gpt3_34days");
   CHECK(gpt3.training.tokens.value() == doctest::Approx(300e9));

@@ -47,14 +47,22 @@ Fixture read_fixture(const fs::path& path) {
 
 std::string load_error(const Fixture& f, const Catalog& catalog) {
   try {
-    if (f.kind == "model") (void)load_model_file(f.path);
-    else if (f.kind == "cluster") (void)load_cluster_file(f.path, catalog);
-    else if (f.kind == "gpus") (void)load_gpus_file(f.path);
-    else if (f.kind == "links") (void)load_links_file(f.path);
-    else if (f.kind == "switches") (void)load_switches_file(f.path);
-    else if (f.kind == "scenario") (void)load_scenario_file(f.path, catalog);
-    else if (f.kind == "runs") (void)load_published_runs(f.path, catalog);
-    else return "unknown fixture kind '" + f.kind + "'";
+    if (f.kind == "model")
+      (void)load_model_file(f.path);
+    else if (f.kind == "cluster")
+      (void)load_cluster_file(f.path, catalog);
+    else if (f.kind == "gpus")
+      (void)load_gpus_file(f.path);
+    else if (f.kind == "links")
+      (void)load_links_file(f.path);
+    else if (f.kind == "switches")
+      (void)load_switches_file(f.path);
+    else if (f.kind == "scenario")
+      (void)load_scenario_file(f.path, catalog);
+    else if (f.kind == "runs")
+      (void)load_published_runs(f.path, catalog);
+    else
+      return "unknown fixture kind '" + f.kind + "'";
   } catch (const Error& e) {
     CHECK(e.kind() == ErrorKind::kInput);
     return e.what();

@@ -64,13 +64,15 @@ std::vector<Field<GpuSpec>> gpu_fields() {
       {"efficiency_gemm_half_size", "GEMM half", "", 1,
        [](const GpuSpec& g) { return Json(g.efficiency.gemm_half_size); }},
       {"efficiency_hbm", "HBM eff", "", 1, [](const GpuSpec& g) { return Json(g.efficiency.hbm); }},
-      {"efficiency_attention", "attn eff", "", 1, [](const GpuSpec& g) { return Json(g.efficiency.attention); }},
+      {"efficiency_attention", "attn eff", "", 1,
+       [](const GpuSpec& g) { return Json(g.efficiency.attention); }},
       {"efficiency_overlap", "overlap", "", 1, [](const GpuSpec& g) { return Json(g.efficiency.overlap); }},
       {"memory_reserve_bytes", "reserve", "GiB", 1073741824.0,
        [](const GpuSpec& g) { return Json(g.memory_reserve.value); }},
       {"scale_up_in_network_efficiency", "NVLS eff", "", 1,
        [](const GpuSpec& g) { return Json(g.scale_up.in_network_efficiency); }},
-      {"efficiency_fitted", "fitted", "", 1, [](const GpuSpec& g) { return Json(g.efficiency.fitted); }, 4, false},
+      {"efficiency_fitted", "fitted", "", 1, [](const GpuSpec& g) { return Json(g.efficiency.fitted); }, 4,
+       false},
       {"source", "source", "", 1, [](const GpuSpec& g) { return Json(g.source); }, 4, false},
   };
   fields.insert(fields.end(), rest.begin(), rest.end());

@@ -314,10 +314,13 @@ constexpr int kProgressWidth = 40;
 }  // namespace
 
 ProgressBar::ProgressBar(std::string label)
-    : label_(std::move(label)), enabled_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
+    : label_(std::move(label)),
+      enabled_(::isatty(STDERR_FILENO) == 1),
+      start_(std::chrono::steady_clock::now()) {}
 
 ProgressBar::~ProgressBar() {
-  if (shown_) std::cerr << '\r' << std::string(label_.size() + kProgressWidth + 10, ' ') << '\r' << std::flush;
+  if (shown_)
+    std::cerr << '\r' << std::string(label_.size() + kProgressWidth + 10, ' ') << '\r' << std::flush;
 }
 
 void ProgressBar::update(double fraction) {

@@ -20,12 +20,15 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   t.title = model.name + " on " + std::to_string(cluster.gpus) + " x " + cluster.gpu.name + ", " +
             std::string(to_string(cluster.topology)) + " of " + cluster.link.name;
   t.columns = {{"field", "field", "", 4}, {"value", "value", "", 4}};
-  const auto row = [&](const std::string& label, Json value) { t.rows.push_back({Json(label), std::move(value)}); };
+  const auto row = [&](const std::string& label, Json value) {
+    t.rows.push_back({Json(label), std::move(value)});
+  };
   constexpr double kGiB = 1073741824.0;
   row("split tp x pp x dp x cp (ep, vpp)", std::to_string(st.tp) + " x " + std::to_string(st.pp) + " x " +
                                                std::to_string(st.dp) + " x " + std::to_string(st.cp) + " (" +
                                                std::to_string(st.ep) + ", " + std::to_string(st.vpp) + ")");
-  row("micro-batch / global batch (sequences)", std::to_string(st.micro_batch) + " / " + std::to_string(st.global_batch));
+  row("micro-batch / global batch (sequences)",
+      std::to_string(st.micro_batch) + " / " + std::to_string(st.global_batch));
   row("recompute, zero, dtype", std::string(to_string(st.recompute)) + ", " + std::to_string(st.zero) + ", " +
                                     std::string(to_string(st.dtype)));
   row("step time (s)", e.step_time.value);
@@ -64,9 +67,10 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
 }  // namespace
 
 int run_estimate(const std::vector<std::string>& args, const Context& context) {
-  CommandParser parser(context, "costmodel estimate [cluster] [model] [training] --tp N --pp N --dp N",
-                       "Step time, breakdown, memory per GPU, MFU, tokens/s and (with --tokens) days and cost of "
-                       "one parallel configuration.");
+  CommandParser parser(
+      context, "costmodel estimate [cluster] [model] [training] --tp N --pp N --dp N",
+      "Step time, breakdown, memory per GPU, MFU, tokens/s and (with --tokens) days and cost of "
+      "one parallel configuration.");
   add_cluster_options(parser.options());
   add_training_options(parser.options(), true);
   add_output_options(parser.options());
@@ -77,8 +81,9 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
   const OutputOptions output = read_output_options(values, context);
   for (const char* required : {"tp", "pp", "dp"}) {
     if (!values.count(required)) {
-      throw usage_error(context, std::string("--") + required, "required: estimate evaluates one split (use "
-                                                               "`costmodel plan` to search)");
+      throw usage_error(context, std::string("--") + required,
+                        "required: estimate evaluates one split (use "
+                        "`costmodel plan` to search)");
     }
   }
   const Catalog catalog = load_catalog();

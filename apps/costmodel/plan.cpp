@@ -1,7 +1,6 @@
 // `costmodel plan [cluster] [model] [training] [pins] [--top K] [--rank-by time|cost|switches] [--pareto]`:
 // every valid parallel configuration (and fabric, and GPU count) ranked; exit 3 when nothing is feasible.
 
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

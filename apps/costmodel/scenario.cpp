@@ -1,7 +1,6 @@
 // `costmodel scenario FILE.yaml [--format ...] [-o FILE] [--plot FILE.svg]`: what-if sweeps and comparisons,
 // one row per case with its best configuration and the change against the baseline case.
 
-
 #include <algorithm>
 #include <iostream>
 #include <string>

@@ -13,7 +13,8 @@ std::optional<bool> on_off(const po::variables_map& values, const std::string& n
   if (!text) return std::nullopt;
   if (*text == "on") return true;
   if (*text == "off") return false;
-  throw usage_error(context, "--" + name, "expected on or off, got '" + *text + "'", did_you_mean(*text, {"on", "off"}));
+  throw usage_error(context, "--" + name, "expected on or off, got '" + *text + "'",
+                    did_you_mean(*text, {"on", "off"}));
 }
 
 // "300e9", "300000000000", "300B", "1.5T" tokens.
@@ -22,11 +23,22 @@ double parse_tokens(const std::string& text, const Context& context) {
   double scale = 1.0;
   if (!digits.empty()) {
     switch (digits.back()) {
-      case 'K': case 'k': scale = 1e3; break;
-      case 'M': scale = 1e6; break;
-      case 'B': case 'G': scale = 1e9; break;
-      case 'T': scale = 1e12; break;
-      default: break;
+      case 'K':
+      case 'k':
+        scale = 1e3;
+        break;
+      case 'M':
+        scale = 1e6;
+        break;
+      case 'B':
+      case 'G':
+        scale = 1e9;
+        break;
+      case 'T':
+        scale = 1e12;
+        break;
+      default:
+        break;
     }
     if (scale != 1.0) digits.pop_back();
   }
@@ -34,7 +46,8 @@ double parse_tokens(const std::string& text, const Context& context) {
   try {
     value = parse_number(digits) * scale;
   } catch (const Error&) {
-    throw usage_error(context, "--tokens", "expected a token count such as 300e9 or 300B, got '" + text + "'");
+    throw usage_error(context, "--tokens",
+                      "expected a token count such as 300e9 or 300B, got '" + text + "'");
   }
   if (!(value >= 1.0) || !std::isfinite(value)) {
     throw usage_error(context, "--tokens", "expected a positive token count, got '" + text + "'");
@@ -48,8 +61,8 @@ Algorithm algorithm_option(const po::variables_map& values, const std::string& n
   const auto algorithm = parse_algorithm(*text);
   if (!algorithm) {
     throw usage_error(context, "--" + name, "unknown algorithm '" + *text + "'",
-                      did_you_mean(*text, {"ring", "tree", "halving-doubling", "hierarchical", "direct", "in-network",
-                                           "torus-bucket", "auto"}));
+                      did_you_mean(*text, {"ring", "tree", "halving-doubling", "hierarchical", "direct",
+                                           "in-network", "torus-bucket", "auto"}));
   }
   return *algorithm;
 }
@@ -57,29 +70,30 @@ Algorithm algorithm_option(const po::variables_map& values, const std::string& n
 }  // namespace
 
 void add_training_options(po::options_description& options, bool pins) {
-  options.add_options()
-      ("model", po::value<std::string>(), "model: catalog name (costmodel catalog models) or FILE.yaml [gpt3-175b]")
-      ("global-batch", po::value<std::string>(), "sequences per step [about 4M tokens]")
-      ("seq-len", po::value<std::string>(), "sequence length [the model's]")
-      ("micro-batch", po::value<std::string>(), "sequences per micro-batch")
-      ("recompute", po::value<std::string>(), "activation recompute: none|selective|full")
-      ("zero", po::value<std::string>(), "ZeRO stage 0|1|2|3 (1 = distributed optimizer)")
-      ("dtype", po::value<std::string>(), "compute dtype: bf16|fp16|fp8 [bf16]")
-      ("tokens", po::value<std::string>(), "training tokens, for days and cost (300e9, 300B, 1.5T)")
-      ("compression", po::value<std::string>(), "DP gradient compression: none|fp16|int8|topk:FRACTION [none]")
-      ("overlap", po::value<std::string>(), "overlap DP communication with backward: on|off")
-      ("sequence-parallel", po::value<std::string>(), "TP as reduce-scatter/all-gather: on|off")
-      ("attention", po::value<std::string>(), "attention kernel: flash|standard [flash]")
-      ("dp-algo", po::value<std::string>(), "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|auto [auto]")
-      ("tp-algo", po::value<std::string>(), "TP collective algorithm [auto]");
+  options.add_options()("model", po::value<std::string>(),
+                        "model: catalog name (costmodel catalog models) or FILE.yaml [gpt3-175b]")(
+      "global-batch", po::value<std::string>(), "sequences per step [about 4M tokens]")(
+      "seq-len", po::value<std::string>(), "sequence length [the model's]")(
+      "micro-batch", po::value<std::string>(), "sequences per micro-batch")(
+      "recompute", po::value<std::string>(), "activation recompute: none|selective|full")(
+      "zero", po::value<std::string>(), "ZeRO stage 0|1|2|3 (1 = distributed optimizer)")(
+      "dtype", po::value<std::string>(), "compute dtype: bf16|fp16|fp8 [bf16]")(
+      "tokens", po::value<std::string>(), "training tokens, for days and cost (300e9, 300B, 1.5T)")(
+      "compression", po::value<std::string>(),
+      "DP gradient compression: none|fp16|int8|topk:FRACTION [none]")(
+      "overlap", po::value<std::string>(), "overlap DP communication with backward: on|off")(
+      "sequence-parallel", po::value<std::string>(), "TP as reduce-scatter/all-gather: on|off")(
+      "attention", po::value<std::string>(), "attention kernel: flash|standard [flash]")(
+      "dp-algo", po::value<std::string>(),
+      "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|auto [auto]")(
+      "tp-algo", po::value<std::string>(), "TP collective algorithm [auto]");
   if (pins) {
-    options.add_options()
-        ("tp", po::value<std::string>(), "tensor-parallel degree")
-        ("pp", po::value<std::string>(), "pipeline-parallel degree")
-        ("dp", po::value<std::string>(), "data-parallel degree")
-        ("cp", po::value<std::string>(), "context-parallel degree")
-        ("ep", po::value<std::string>(), "expert-parallel degree (carved out of dp)")
-        ("vpp", po::value<std::string>(), "virtual pipeline stages per rank (interleaved 1F1B)");
+    options.add_options()("tp", po::value<std::string>(), "tensor-parallel degree")(
+        "pp", po::value<std::string>(), "pipeline-parallel degree")(
+        "dp", po::value<std::string>(), "data-parallel degree")("cp", po::value<std::string>(),
+                                                                "context-parallel degree")(
+        "ep", po::value<std::string>(), "expert-parallel degree (carved out of dp)")(
+        "vpp", po::value<std::string>(), "virtual pipeline stages per rank (interleaved 1F1B)");
   }
 }
 
@@ -97,7 +111,8 @@ TrainingArgs read_training_args(const po::variables_map& values, const Context& 
     }
   }
   a.zero = nonnegative_int(values, "zero", context);
-  if (a.zero && *a.zero > 3) throw usage_error(context, "--zero", "expected 0, 1, 2 or 3, got " + std::to_string(*a.zero));
+  if (a.zero && *a.zero > 3)
+    throw usage_error(context, "--zero", "expected 0, 1, 2 or 3, got " + std::to_string(*a.zero));
   if (auto text = string_option(values, "dtype")) {
     const auto dtype = parse_dtype(*text);
     if (!dtype || (*dtype != Dtype::kBf16 && *dtype != Dtype::kFp16 && *dtype != Dtype::kFp8)) {

@@ -45,14 +45,14 @@ int run_validate(const std::vector<std::string>& args, const Context& context) {
                                                std::to_string(s.dp) + " (" + std::to_string(s.vpp) + ", " +
                                                std::to_string(s.micro_batch) + ")"
                                          : "nothing feasible";
-    table.rows.push_back({Json(r.id), Json(r.gpu), Json(r.gpus), Json(r.hardware_convention ? "hardware" : "model"),
-                          r.measured_tflops > 0 ? Json(r.measured_tflops) : Json(),
-                          r.feasible ? Json(r.predicted_tflops) : Json(),
-                          r.feasible && r.measured_tflops > 0 ? Json(100.0 * r.error) : Json(), Json(split),
-                          r.feasible ? Json(std::string(to_string(s.recompute))) : Json(),
-                          r.feasible ? Json(s.zero) : Json(),
-                          r.measured_days ? Json(*r.measured_days) : Json(),
-                          r.predicted_days ? Json(*r.predicted_days) : Json()});
+    table.rows.push_back(
+        {Json(r.id), Json(r.gpu), Json(r.gpus), Json(r.hardware_convention ? "hardware" : "model"),
+         r.measured_tflops > 0 ? Json(r.measured_tflops) : Json(),
+         r.feasible ? Json(r.predicted_tflops) : Json(),
+         r.feasible && r.measured_tflops > 0 ? Json(100.0 * r.error) : Json(), Json(split),
+         r.feasible ? Json(std::string(to_string(s.recompute))) : Json(), r.feasible ? Json(s.zero) : Json(),
+         r.measured_days ? Json(*r.measured_days) : Json(),
+         r.predicted_days ? Json(*r.predicted_days) : Json()});
   }
   table.notes.push_back("|error|: median " + format_number(100 * summary.median_abs_error, 3) + "%, mean " +
                         format_number(100 * summary.mean_abs_error, 3) + "%, max " +

@@ -46,27 +46,39 @@ struct BaseUnit {
 std::vector<BaseUnit> base_units(Dimension dimension) {
   switch (dimension) {
     case Dimension::kBytes:
-      return {{"bytes", 1, true, false}, {"byte", 1, true, false}, {"bits", 1 / kBitsPerByte, true, false},
-              {"bit", 1 / kBitsPerByte, true, false}, {"B", 1, true, false},
+      return {{"bytes", 1, true, false},
+              {"byte", 1, true, false},
+              {"bits", 1 / kBitsPerByte, true, false},
+              {"bit", 1 / kBitsPerByte, true, false},
+              {"B", 1, true, false},
               {"b", 1 / kBitsPerByte, true, false}};
     case Dimension::kSeconds:
-      return {{"min", 60, false, false}, {"hr", kSecondsPerHour, false, false},
-              {"h", kSecondsPerHour, false, false}, {"d", kSecondsPerDay, false, false},
+      return {{"min", 60, false, false},
+              {"hr", kSecondsPerHour, false, false},
+              {"h", kSecondsPerHour, false, false},
+              {"d", kSecondsPerDay, false, false},
               {"s", 1, false, true}};
     case Dimension::kBytesPerSecond:
-      return {{"B/s", 1, true, false}, {"Bps", 1, true, false}, {"b/s", 1 / kBitsPerByte, true, false},
-              {"bps", 1 / kBitsPerByte, true, false}, {"bit/s", 1 / kBitsPerByte, true, false}};
+      return {{"B/s", 1, true, false},
+              {"Bps", 1, true, false},
+              {"b/s", 1 / kBitsPerByte, true, false},
+              {"bps", 1 / kBitsPerByte, true, false},
+              {"bit/s", 1 / kBitsPerByte, true, false}};
     case Dimension::kFlops:
       return {{"FLOP", 1, true, false}, {"flop", 1, true, false}};
     case Dimension::kFlopsPerSecond:
-      return {{"FLOPS", 1, true, false}, {"FLOP/s", 1, true, false}, {"flops", 1, true, false},
-              {"flop/s", 1, true, false}, {"FLOPs", 1, true, false}};
+      return {{"FLOPS", 1, true, false},
+              {"FLOP/s", 1, true, false},
+              {"flops", 1, true, false},
+              {"flop/s", 1, true, false},
+              {"FLOPs", 1, true, false}};
     case Dimension::kWatts:
       return {{"W", 1, true, false}};
     case Dimension::kUsd:
       return {{"USD", 1, true, false}};
     case Dimension::kUsdPerSecond:
-      return {{"USD/hr", 1 / kSecondsPerHour, true, false}, {"USD/h", 1 / kSecondsPerHour, true, false},
+      return {{"USD/hr", 1 / kSecondsPerHour, true, false},
+              {"USD/h", 1 / kSecondsPerHour, true, false},
               {"USD/s", 1, true, false}};
   }
   return {};
@@ -75,19 +87,25 @@ std::vector<BaseUnit> base_units(Dimension dimension) {
 // Units a user most likely meant, offered as "did you mean" suggestions.
 std::vector<std::string> common_units(Dimension dimension) {
   switch (dimension) {
-    case Dimension::kBytes: return {"B", "kB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "Gb"};
-    case Dimension::kSeconds: return {"s", "ms", "us", "ns", "min", "h"};
+    case Dimension::kBytes:
+      return {"B", "kB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "Gb"};
+    case Dimension::kSeconds:
+      return {"s", "ms", "us", "ns", "min", "h"};
     case Dimension::kBytesPerSecond:
       return {"Gbps", "Gb/s", "Tbps", "Mbps", "GB/s", "TB/s", "MB/s", "GBps", "GiB/s"};
-    case Dimension::kFlops: return {"FLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP"};
-    case Dimension::kFlopsPerSecond: return {"TFLOPS", "PFLOPS", "GFLOPS", "TFLOP/s", "PFLOP/s"};
-    case Dimension::kWatts: return {"W", "kW", "MW"};
-    case Dimension::kUsd: return {"USD", "kUSD", "MUSD"};
-    case Dimension::kUsdPerSecond: return {"USD/h", "USD/hr", "USD/s"};
+    case Dimension::kFlops:
+      return {"FLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP"};
+    case Dimension::kFlopsPerSecond:
+      return {"TFLOPS", "PFLOPS", "GFLOPS", "TFLOP/s", "PFLOP/s"};
+    case Dimension::kWatts:
+      return {"W", "kW", "MW"};
+    case Dimension::kUsd:
+      return {"USD", "kUSD", "MUSD"};
+    case Dimension::kUsdPerSecond:
+      return {"USD/h", "USD/hr", "USD/s"};
   }
   return {};
 }
-
 
 bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
@@ -130,14 +148,22 @@ std::optional<double> to_si(double number, std::string_view unit, Dimension dime
 
 std::string_view dimension_example(Dimension dimension) {
   switch (dimension) {
-    case Dimension::kBytes: return "a size such as 80GiB or 80GB";
-    case Dimension::kSeconds: return "a time such as 1.5us or 2ms";
-    case Dimension::kBytesPerSecond: return "a bandwidth such as 400Gbps or 50GB/s";
-    case Dimension::kFlops: return "a FLOP count such as 3.1e23FLOP or 5EFLOP";
-    case Dimension::kFlopsPerSecond: return "a FLOP rate such as 989TFLOPS";
-    case Dimension::kWatts: return "a power such as 700W or 1.2kW";
-    case Dimension::kUsd: return "a price such as $25000 or 25000USD";
-    case Dimension::kUsdPerSecond: return "a price rate such as 2.5USD/h";
+    case Dimension::kBytes:
+      return "a size such as 80GiB or 80GB";
+    case Dimension::kSeconds:
+      return "a time such as 1.5us or 2ms";
+    case Dimension::kBytesPerSecond:
+      return "a bandwidth such as 400Gbps or 50GB/s";
+    case Dimension::kFlops:
+      return "a FLOP count such as 3.1e23FLOP or 5EFLOP";
+    case Dimension::kFlopsPerSecond:
+      return "a FLOP rate such as 989TFLOPS";
+    case Dimension::kWatts:
+      return "a power such as 700W or 1.2kW";
+    case Dimension::kUsd:
+      return "a price such as $25000 or 25000USD";
+    case Dimension::kUsdPerSecond:
+      return "a price rate such as 2.5USD/h";
   }
   return "a value with a unit";
 }
@@ -209,17 +235,27 @@ double parse_quantity(std::string_view text, Dimension dimension) {
   return *si;
 }
 
-Bytes parse_bytes(std::string_view text) { return Bytes(parse_quantity(text, Dimension::kBytes)); }
-Seconds parse_seconds(std::string_view text) { return Seconds(parse_quantity(text, Dimension::kSeconds)); }
+Bytes parse_bytes(std::string_view text) {
+  return Bytes(parse_quantity(text, Dimension::kBytes));
+}
+Seconds parse_seconds(std::string_view text) {
+  return Seconds(parse_quantity(text, Dimension::kSeconds));
+}
 BytesPerSecond parse_bandwidth(std::string_view text) {
   return BytesPerSecond(parse_quantity(text, Dimension::kBytesPerSecond));
 }
-Flops parse_flops(std::string_view text) { return Flops(parse_quantity(text, Dimension::kFlops)); }
+Flops parse_flops(std::string_view text) {
+  return Flops(parse_quantity(text, Dimension::kFlops));
+}
 FlopsPerSecond parse_flops_rate(std::string_view text) {
   return FlopsPerSecond(parse_quantity(text, Dimension::kFlopsPerSecond));
 }
-Watts parse_watts(std::string_view text) { return Watts(parse_quantity(text, Dimension::kWatts)); }
-Usd parse_usd(std::string_view text) { return Usd(parse_quantity(text, Dimension::kUsd)); }
+Watts parse_watts(std::string_view text) {
+  return Watts(parse_quantity(text, Dimension::kWatts));
+}
+Usd parse_usd(std::string_view text) {
+  return Usd(parse_quantity(text, Dimension::kUsd));
+}
 UsdPerSecond parse_usd_rate(std::string_view text) {
   return UsdPerSecond(parse_quantity(text, Dimension::kUsdPerSecond));
 }
@@ -248,11 +284,16 @@ std::string with_prefix(double v, std::string_view unit, bool binary) {
 
 std::string format_quantity(double si_value, Dimension dimension) {
   switch (dimension) {
-    case Dimension::kBytes: return with_prefix(si_value, "B", true);
-    case Dimension::kBytesPerSecond: return with_prefix(si_value, "B/s", false);
-    case Dimension::kFlops: return with_prefix(si_value, "FLOP", false);
-    case Dimension::kFlopsPerSecond: return with_prefix(si_value, "FLOP/s", false);
-    case Dimension::kWatts: return with_prefix(si_value, "W", false);
+    case Dimension::kBytes:
+      return with_prefix(si_value, "B", true);
+    case Dimension::kBytesPerSecond:
+      return with_prefix(si_value, "B/s", false);
+    case Dimension::kFlops:
+      return with_prefix(si_value, "FLOP", false);
+    case Dimension::kFlopsPerSecond:
+      return with_prefix(si_value, "FLOP/s", false);
+    case Dimension::kWatts:
+      return with_prefix(si_value, "W", false);
     case Dimension::kSeconds: {
       const double a = std::fabs(si_value);
       if (a != 0.0 && a < 1e-6) return number_text(si_value * 1e9) + " ns";

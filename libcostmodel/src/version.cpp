@@ -2,6 +2,8 @@
 
 namespace costmodel {
 
-std::string_view version() { return COSTMODEL_VERSION_STRING; }
+std::string_view version() {
+  return COSTMODEL_VERSION_STRING;
+}
 
 }  // namespace costmodel

@@ -5,8 +5,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   costmodel::fuzz::expect_only_costmodel_errors([&] {
-    const costmodel::ClusterSpec c =
-        costmodel::load_cluster_text(costmodel::fuzz::text(data, size), "fuzz.yaml", costmodel::fuzz::catalog());
+    const costmodel::ClusterSpec c = costmodel::load_cluster_text(costmodel::fuzz::text(data, size),
+                                                                  "fuzz.yaml", costmodel::fuzz::catalog());
     (void)costmodel::build_topology(c);
   });
   return 0;

@@ -4,7 +4,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   costmodel::fuzz::expect_only_costmodel_errors([&] {
-    (void)costmodel::load_scenario_text(costmodel::fuzz::text(data, size), "fuzz.yaml", costmodel::fuzz::catalog());
+    (void)costmodel::load_scenario_text(costmodel::fuzz::text(data, size), "fuzz.yaml",
+                                        costmodel::fuzz::catalog());
   });
   return 0;
 }

@@ -4,7 +4,6 @@
 
 namespace costmodel {
 
-
 namespace {
 
 inline double efficiency_of(const GpuSpec& gpu, double m, double n, double k) {
@@ -27,7 +26,9 @@ Seconds gemm_time(const GpuSpec& gpu, Dtype dtype, double m, double n, double k)
 
 // Tile and wave quantisation make small GEMMs under-fill the GPU (NVIDIA, "Matrix Multiplication Background
 // User's Guide", §2-3); a saturating curve in the smallest dimension captures the trend.
-double gemm_efficiency(const GpuSpec& gpu, double m, double n, double k) { return efficiency_of(gpu, m, n, k); }
+double gemm_efficiency(const GpuSpec& gpu, double m, double n, double k) {
+  return efficiency_of(gpu, m, n, k);
+}
 
 Seconds memory_bound_time(const GpuSpec& gpu, Bytes bytes) {
   return Seconds(bytes.value / (gpu.hbm_bandwidth.value * gpu.efficiency.hbm));

@@ -21,8 +21,8 @@ constexpr double kOptimizerTrafficBytes = 32.0;
 constexpr double kElementwiseBytesPerHidden = 30.0;
 
 // The part of `comm` seconds left on the critical path when it runs beside `window` seconds of compute:
-// only `hidden` of the overlapped share is hidden, since NCCL's kernels take SMs and memory bandwidth from the
-// concurrent GEMMs (Rashidi et al. 2021, "Enabling compute-communication overlap in distributed deep
+// only `hidden` of the overlapped share is hidden, since NCCL's kernels take SMs and memory bandwidth from
+// the concurrent GEMMs (Rashidi et al. 2021, "Enabling compute-communication overlap in distributed deep
 // learning training platforms", §2; GpuEfficiency::overlap).
 double exposed_after_overlap(double comm, double window, double hidden) {
   return comm - hidden * std::min(comm, window);
@@ -34,7 +34,9 @@ double gemm_seconds(const GpuSpec& gpu, Dtype dtype, double m, double n, double 
 
 // Gradient bytes per parameter in memory and on the wire: Megatron-LM keeps fp32 main gradients with bf16
 // (it forces accumulate_allreduce_grads_in_fp32), fp16 gradients with fp16 (ZeRO's 2 + 2 + 12 bytes).
-double gradient_bytes(Dtype dtype) { return dtype == Dtype::kFp16 ? 2.0 : 4.0; }
+double gradient_bytes(Dtype dtype) {
+  return dtype == Dtype::kFp16 ? 2.0 : 4.0;
+}
 
 }  // namespace
 
@@ -44,7 +46,8 @@ Estimator::Estimator(const ModelSpec& model, const ClusterSpec& cluster, const E
   params_total_ = p.total;
   const double h = static_cast<double>(model_.hidden);
   params_embedding_ = static_cast<double>(model_.vocab) * h;
-  if (model_.position == PositionEmbedding::kLearned) params_embedding_ += static_cast<double>(model_.seq_len) * h;
+  if (model_.position == PositionEmbedding::kLearned)
+    params_embedding_ += static_cast<double>(model_.seq_len) * h;
   params_output_ = static_cast<double>(model_.vocab) * h;  // untied: its own matrix; tied: Megatron's copy
   params_per_layer_ = (p.total - p.embedding) / model_.layers;
   const FlopsPerToken f = flops_per_token(model_, model_.seq_len, false);
@@ -84,7 +87,8 @@ MemoryBreakdown Estimator::memory(const Strategy& st) const noexcept {
   double expert_params_per_layer = 0.0;
   if (model_.is_moe()) {
     const double g = model_.ffn == FfnKind::kGelu ? 2.0 : 3.0;
-    const double expert = g * static_cast<double>(model_.hidden) * static_cast<double>(model_.moe->expert_ffn_hidden);
+    const double expert =
+        g * static_cast<double>(model_.hidden) * static_cast<double>(model_.moe->expert_ffn_hidden);
     expert_params_per_layer = expert * model_.moe->experts * model_.moe_layers() / model_.layers;
   }
   const double dense_per_layer = params_per_layer_ - expert_params_per_layer;
@@ -109,9 +113,10 @@ MemoryBreakdown Estimator::memory(const Strategy& st) const noexcept {
   const std::int64_t seq = model_.seq_len / st.cp;
   const bool sp = st.sequence_parallel && st.tp > 1;
   const double per_layer = activation_bytes_per_layer(model_, seq, st.micro_batch, st.tp, sp, st.recompute);
-  const double rebuilt = st.recompute == Recompute::kNone
-                             ? 0.0
-                             : activation_bytes_per_layer(model_, seq, st.micro_batch, st.tp, sp, Recompute::kNone);
+  const double rebuilt =
+      st.recompute == Recompute::kNone
+          ? 0.0
+          : activation_bytes_per_layer(model_, seq, st.micro_batch, st.tp, sp, Recompute::kNone);
   mem.activations = Bytes(in_flight * layers_per_stage * per_layer + rebuilt);
   // The loss needs one micro-batch's logits: bf16 logits plus fp32 softmax for cross-entropy, split over tp
   // (Megatron-LM's vocabulary-parallel cross-entropy).
@@ -119,8 +124,8 @@ MemoryBreakdown Estimator::memory(const Strategy& st) const noexcept {
   mem.logits = Bytes(tokens * static_cast<double>(model_.vocab) / t * (2.0 + 4.0));
   mem.reserve = cluster_.gpu.memory_reserve;
   mem.capacity = cluster_.gpu.hbm;
-  const double states = mem.weights.value + mem.gradients.value + mem.optimizer.value + mem.error_feedback.value +
-                        mem.reserve.value;
+  const double states = mem.weights.value + mem.gradients.value + mem.optimizer.value +
+                        mem.error_feedback.value + mem.reserve.value;
   // With one stage the logits sit beside all activations; with more, on the last stage, which holds one
   // micro-batch in flight.
   const double first_stage = states + mem.activations.value + (p > 1 ? 0.0 : mem.logits.value);
@@ -128,9 +133,9 @@ MemoryBreakdown Estimator::memory(const Strategy& st) const noexcept {
   mem.total = Bytes(p > 1 ? std::max(first_stage, last_stage) : first_stage);
   if (mem.total > mem.capacity) {
     const std::pair<double, std::string_view> terms[] = {
-        {mem.weights.value, "weights"},       {mem.gradients.value, "gradients"},
-        {mem.optimizer.value, "optimizer"},   {mem.activations.value, "activations"},
-        {mem.logits.value, "logits"},         {mem.error_feedback.value, "error_feedback"}};
+        {mem.weights.value, "weights"},     {mem.gradients.value, "gradients"},
+        {mem.optimizer.value, "optimizer"}, {mem.activations.value, "activations"},
+        {mem.logits.value, "logits"},       {mem.error_feedback.value, "error_feedback"}};
     const auto* largest = std::max_element(std::begin(terms), std::end(terms),
                                            [](const auto& a, const auto& b) { return a.first < b.first; });
     mem.overflow = largest->second;
@@ -155,7 +160,8 @@ SplitPaths Estimator::paths(const Strategy& st) const noexcept {
   // time share the nodes' NICs (concurrent_groups).
   SplitPaths p;
   const int tp_cp = st.tp * st.cp;
-  if (st.tp > 1) p.tp = link_path(topology_, Communicator{st.tp, 1, std::max(1, cluster_.gpus_per_node / st.tp)});
+  if (st.tp > 1)
+    p.tp = link_path(topology_, Communicator{st.tp, 1, std::max(1, cluster_.gpus_per_node / st.tp)});
   if (st.cp > 1) p.cp = link_path(topology_, Communicator{st.cp, st.tp, st.tp});
   if (st.ep > 1) p.ep = link_path(topology_, Communicator{st.ep, tp_cp, tp_cp});
   if (st.pp > 1) p.pp = link_path(topology_, Communicator{2, tp_cp * st.dp, tp_cp * st.dp});
@@ -198,7 +204,8 @@ StepEstimate Estimator::evaluate(const Strategy& st, const SplitPaths& paths) co
 
   // ---- Compute of one layer, forward, on one GPU (Megatron-LM tensor-parallel GEMM shapes,
   // Shoeybi et al. 2019 §3): QKV, projection, MLP up and down.
-  const double attention_gemms = gemm_seconds(gpu, dt, T, (q + 2 * kv) / t, h) + gemm_seconds(gpu, dt, T, h, q / t);
+  const double attention_gemms =
+      gemm_seconds(gpu, dt, T, (q + 2 * kv) / t, h) + gemm_seconds(gpu, dt, T, h, q / t);
   const double dense_mlp = gemm_seconds(gpu, dt, T, gated * f / t, h) + gemm_seconds(gpu, dt, T, h, f / t);
   double moe_mlp = 0.0;
   if (model_.is_moe()) {
@@ -239,8 +246,8 @@ StepEstimate Estimator::evaluate(const Strategy& st, const SplitPaths& paths) co
                                                                          : 0.0;
   const double layer_compute = 3.0 * layer_forward + layer_recompute;
   // The last stage also runs the output layer and the loss (vocabulary-parallel, 3 GEMM passes).
-  const double logits = 3.0 * gemm_seconds(gpu, dt, T, V / t, h) +
-                        memory_bound_time(gpu, Bytes(T * V / t * 12.0)).value;
+  const double logits =
+      3.0 * gemm_seconds(gpu, dt, T, V / t, h) + memory_bound_time(gpu, Bytes(T * V / t * 12.0)).value;
   const double stage_compute = layers_per_stage * layer_compute + logits;
 
   // ---- Tensor parallelism: per layer 2 collectives forward and 2 backward (f and g of Shoeybi et al. 2019
@@ -320,7 +327,8 @@ StepEstimate Estimator::evaluate(const Strategy& st, const SplitPaths& paths) co
     }
     if (st.zero >= 3) {
       // ZeRO-3 / FSDP gathers the weights again for every micro-batch's forward and backward.
-      const double regather = comm(Collective::kAllGather, Algorithm::kAuto, stage_params * 2.0, dp_path).value;
+      const double regather =
+          comm(Collective::kAllGather, Algorithm::kAuto, stage_params * 2.0, dp_path).value;
       const double per_mb = 2.0 * regather;
       dp_total += m * per_mb;
       dp_exposed += st.overlap ? m * exposed_after_overlap(per_mb, 3.0 * layers_per_stage * layer_forward,
@@ -329,7 +337,8 @@ StepEstimate Estimator::evaluate(const Strategy& st, const SplitPaths& paths) co
     }
     dp_total += reduce + gather;
     // Bucketed overlap: gradient reduction hides behind the last micro-batch's backward, the weight
-    // all-gather behind the next step's first forward (Megatron-LM --overlap-grad-reduce/--overlap-param-gather).
+    // all-gather behind the next step's first forward (Megatron-LM
+    // --overlap-grad-reduce/--overlap-param-gather).
     dp_exposed += st.overlap ? exposed_after_overlap(reduce, backward_window, gpu.efficiency.overlap) +
                                    exposed_after_overlap(gather, forward_window, gpu.efficiency.overlap)
                              : reduce + gather;
@@ -384,8 +393,8 @@ std::vector<std::string> explain(const StepEstimate& e, const ModelSpec& model, 
   std::vector<std::string> reasons = validate(e.strategy, model, cluster);
   if (reasons.empty() && e.valid() && !e.fits_memory) {
     reasons.push_back("needs " + format_quantity(e.memory.total.value, Dimension::kBytes) + " per GPU, " +
-                      format_quantity(e.memory.capacity.value, Dimension::kBytes) + " available; largest term: " +
-                      std::string(e.memory.overflow) + " (" +
+                      format_quantity(e.memory.capacity.value, Dimension::kBytes) +
+                      " available; largest term: " + std::string(e.memory.overflow) + " (" +
                       format_quantity(e.memory.overflow == "weights"       ? e.memory.weights.value
                                       : e.memory.overflow == "gradients"   ? e.memory.gradients.value
                                       : e.memory.overflow == "optimizer"   ? e.memory.optimizer.value

@@ -21,7 +21,8 @@ std::vector<Spec> read_list(const std::string& path, const std::string& key, Rea
   const YAML::Node list = top.required(key);
   top.finish();
   if (!list.IsSequence()) {
-    throw Error(yaml::location_of(path, list), key, "expected a list of entries, got " + yaml::describe(list));
+    throw Error(yaml::location_of(path, list), key,
+                "expected a list of entries, got " + yaml::describe(list));
   }
   std::vector<Spec> specs;
   for (size_t i = 0; i < list.size(); ++i) {
@@ -72,10 +73,18 @@ fs::path data_root_beside_executable() {
 
 }  // namespace
 
-const GpuSpec& Catalog::gpu(std::string_view name) const { return find(gpus, name, "GPU"); }
-const LinkSpec& Catalog::link(std::string_view name) const { return find(links, name, "link"); }
-const SwitchSpec& Catalog::switch_spec(std::string_view name) const { return find(switches, name, "switch"); }
-const ModelSpec& Catalog::model(std::string_view name) const { return find(models, name, "model"); }
+const GpuSpec& Catalog::gpu(std::string_view name) const {
+  return find(gpus, name, "GPU");
+}
+const LinkSpec& Catalog::link(std::string_view name) const {
+  return find(links, name, "link");
+}
+const SwitchSpec& Catalog::switch_spec(std::string_view name) const {
+  return find(switches, name, "switch");
+}
+const ModelSpec& Catalog::model(std::string_view name) const {
+  return find(models, name, "model");
+}
 
 const SwitchSpec& Catalog::default_switch_for(const LinkSpec& link) const {
   // The packet switch whose port speed is closest to the link's (ratio in log scale), preferring a switch
@@ -86,10 +95,10 @@ const SwitchSpec& Catalog::default_switch_for(const LinkSpec& link) const {
   double best_score = 0.0;
   for (const auto& s : switches) {
     if (s.name.rfind("nvswitch", 0) == 0 || s.name.rfind("ocs", 0) == 0) continue;
-    const bool same_family = (s.vendor == "nvidia" && s.in_network_reduction == InNetworkReduction::kSharp) ==
-                             infiniband;
-    const double score = std::fabs(std::log(s.port_bandwidth.value / link.line_rate.value)) +
-                         (same_family ? 0.0 : 1.0);
+    const bool same_family =
+        (s.vendor == "nvidia" && s.in_network_reduction == InNetworkReduction::kSharp) == infiniband;
+    const double score =
+        std::fabs(std::log(s.port_bandwidth.value / link.line_rate.value)) + (same_family ? 0.0 : 1.0);
     if (best == nullptr || score < best_score) {
       best = &s;
       best_score = score;
@@ -108,7 +117,8 @@ std::vector<LinkSpec> load_links_file(const std::string& path) {
 }
 
 std::vector<SwitchSpec> load_switches_file(const std::string& path) {
-  return read_list<SwitchSpec>(path, "switches", [](yaml::Map& m) { return yaml::read_switch(m, nullptr, true); });
+  return read_list<SwitchSpec>(path, "switches",
+                               [](yaml::Map& m) { return yaml::read_switch(m, nullptr, true); });
 }
 
 std::string default_data_root() {

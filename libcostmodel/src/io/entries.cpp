@@ -10,7 +10,8 @@ constexpr std::int64_t kMaxLayers = 100000;
 
 // Reads `key` as a quantity: required without a base, else an override of `fallback`.
 template <Dimension D>
-Quantity<D> quantity_or(Map& map, const std::string& key, const Quantity<D>* fallback, bool allow_zero = false) {
+Quantity<D> quantity_or(Map& map, const std::string& key, const Quantity<D>* fallback,
+                        bool allow_zero = false) {
   if (fallback == nullptr) return Quantity<D>(map.quantity(key, D, allow_zero));
   return Quantity<D>(map.optional_quantity(key, D, allow_zero).value_or(fallback->value));
 }
@@ -65,7 +66,8 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base) {
       }
     }
     peak.finish();
-    if (!any) throw map.error_at("peak_flops", "lists no dtype; expected at least one of fp32 tf32 bf16 fp16 fp8");
+    if (!any)
+      throw map.error_at("peak_flops", "lists no dtype; expected at least one of fp32 tf32 bf16 fp16 fp8");
   }
   g.hbm = quantity_or(map, "hbm", base ? &base->hbm : nullptr);
   g.hbm_bandwidth = quantity_or(map, "hbm_bandwidth", base ? &base->hbm_bandwidth : nullptr);
@@ -81,7 +83,8 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base) {
     Map e = map.map("efficiency");
     if (base) {
       g.efficiency.gemm = e.optional_number("gemm", 0.01, 1.0).value_or(g.efficiency.gemm);
-      g.efficiency.gemm_half_size = e.optional_number("gemm_half_size", 0.0, 1e6).value_or(g.efficiency.gemm_half_size);
+      g.efficiency.gemm_half_size =
+          e.optional_number("gemm_half_size", 0.0, 1e6).value_or(g.efficiency.gemm_half_size);
       g.efficiency.hbm = e.optional_number("hbm", 0.01, 1.0).value_or(g.efficiency.hbm);
       g.efficiency.attention = e.optional_number("attention", 0.01, 1.0).value_or(g.efficiency.attention);
       g.efficiency.overlap = e.optional_number("overlap", 0.0, 1.0).value_or(g.efficiency.overlap);
@@ -111,7 +114,8 @@ LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry) {
   }
   const std::string rate_key = present_key(map, "line_rate", "bandwidth");
   if (base) {
-    l.line_rate = BytesPerSecond(map.optional_quantity(rate_key, Dimension::kBytesPerSecond).value_or(l.line_rate.value));
+    l.line_rate = BytesPerSecond(
+        map.optional_quantity(rate_key, Dimension::kBytesPerSecond).value_or(l.line_rate.value));
   } else {
     l.line_rate = BytesPerSecond(map.quantity(rate_key, Dimension::kBytesPerSecond));
   }
@@ -124,11 +128,13 @@ LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry) {
   l.efficiency = optional_or_required_number("efficiency", base ? l.efficiency : 1.0);
   l.latency = Seconds(quantity("latency", Dimension::kSeconds, l.latency.value));
   const std::string transport =
-      all_required ? map.choice("transport", {"rdma", "tcp"})
-                   : map.optional_choice("transport", {"rdma", "tcp"}).value_or(std::string(to_string(l.transport)));
+      all_required
+          ? map.choice("transport", {"rdma", "tcp"})
+          : map.optional_choice("transport", {"rdma", "tcp"}).value_or(std::string(to_string(l.transport)));
   l.transport = transport == "tcp" ? Transport::kTcp : Transport::kRdma;
   // GPUDirect RDMA needs RDMA; a TCP link always stages through host memory.
-  l.gpudirect = map.optional_boolean("gpudirect").value_or(base ? l.gpudirect : l.transport == Transport::kRdma);
+  l.gpudirect =
+      map.optional_boolean("gpudirect").value_or(base ? l.gpudirect : l.transport == Transport::kRdma);
   if (l.gpudirect && l.transport == Transport::kTcp) {
     throw map.error_at("gpudirect", "GPUDirect RDMA needs an RDMA transport, not tcp");
   }
@@ -212,7 +218,8 @@ ModelSpec read_model(Map& map, const std::string& default_name) {
     spec.experts = static_cast<int>(moe.integer("experts", 1, 1 << 16));
     spec.top_k = static_cast<int>(moe.integer("top_k", 1, spec.experts));
     spec.every = static_cast<int>(moe.optional_integer("every", 1, m.layers).value_or(1));
-    spec.expert_ffn_hidden = moe.optional_integer("expert_ffn_hidden", 1, kMaxDimension).value_or(m.ffn_hidden);
+    spec.expert_ffn_hidden =
+        moe.optional_integer("expert_ffn_hidden", 1, kMaxDimension).value_or(m.ffn_hidden);
     spec.shared_experts = static_cast<int>(moe.optional_integer("shared_experts", 0, 1 << 16).value_or(0));
     moe.finish();
     m.moe = spec;

@@ -67,13 +67,14 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
     c.scale_up = yaml::read_scale_up(scale_up, &c.gpu.scale_up);
   }
   yaml::Map out = map.map("scale_out");
-  const std::vector<std::string> kinds{"fat-tree", "rail-optimized", "rail-only", "dragonfly-plus", "torus-2d",
-                                       "torus-3d"};
+  const std::vector<std::string> kinds{"fat-tree",       "rail-optimized", "rail-only",
+                                       "dragonfly-plus", "torus-2d",       "torus-3d"};
   c.topology = *parse_topology_kind(out.optional_choice("topology", kinds).value_or("fat-tree"));
   c.link = name_or_inline<LinkSpec>(
       out, "link", [&](const std::string& n) { return catalog.link(n); },
       [](yaml::Map& m, const LinkSpec* base) { return yaml::read_link(m, base, false); });
-  c.nics_per_node = static_cast<int>(out.optional_integer("nics_per_node", 1, 1 << 10).value_or(c.gpus_per_node));
+  c.nics_per_node =
+      static_cast<int>(out.optional_integer("nics_per_node", 1, 1 << 10).value_or(c.gpus_per_node));
   if (out.has("switch")) {
     c.switch_spec = name_or_inline<SwitchSpec>(
         out, "switch", [&](const std::string& n) { return catalog.switch_spec(n); },
@@ -85,14 +86,14 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
   if (out.has("torus_dims")) {
     const YAML::Node dims = out.optional("torus_dims");
     if (!dims.IsSequence() || dims.size() < 2 || dims.size() > 3) {
-      throw Error(yaml::location_of(map.file(), dims), out.field("torus_dims"),
-                  "expected a list of 2 or 3 sizes, got " +
-                      (dims.IsSequence() ? "a list of " + std::to_string(dims.size()) : yaml::describe(dims)));
+      throw Error(
+          yaml::location_of(map.file(), dims), out.field("torus_dims"),
+          "expected a list of 2 or 3 sizes, got " +
+              (dims.IsSequence() ? "a list of " + std::to_string(dims.size()) : yaml::describe(dims)));
     }
     for (size_t i = 0; i < dims.size(); ++i) {
-      c.torus_dims.push_back(static_cast<int>(
-          yaml::as_integer(map.file(), dims[i], out.field("torus_dims") + "[" + std::to_string(i) + "]", 1,
-                           1 << 20)));
+      c.torus_dims.push_back(static_cast<int>(yaml::as_integer(
+          map.file(), dims[i], out.field("torus_dims") + "[" + std::to_string(i) + "]", 1, 1 << 20)));
     }
   }
   out.finish();
@@ -113,7 +114,9 @@ ClusterSpec cluster_from(const yaml::Document& document, const Catalog& catalog)
 
 }  // namespace
 
-ModelSpec load_model_file(const std::string& path) { return model_from(yaml::parse_file(path)); }
+ModelSpec load_model_file(const std::string& path) {
+  return model_from(yaml::parse_file(path));
+}
 
 ModelSpec load_model_text(const std::string& text, const std::string& filename) {
   return model_from(yaml::parse_text(text, filename));

@@ -5,7 +5,9 @@
 namespace costmodel {
 namespace {
 
-Json optional_number(const std::optional<double>& value) { return value ? Json(*value) : Json(); }
+Json optional_number(const std::optional<double>& value) {
+  return value ? Json(*value) : Json();
+}
 
 }  // namespace
 
@@ -71,28 +73,27 @@ Table configurations_table(const std::vector<StepEstimate>& estimates, const std
   Table table;
   table.title = title;
   if (rank) table.columns.push_back({"rank", "#", "", 4});
-  table.columns.insert(table.columns.end(),
-                       {{"tp", "tp", "", 4},
-                        {"pp", "pp", "", 4},
-                        {"dp", "dp", "", 6},
-                        {"cp", "cp", "", 4},
-                        {"ep", "ep", "", 4},
-                        {"vpp", "vpp", "", 4},
-                        {"micro_batch", "mb", "", 4},
-                        {"recompute", "recompute", "", 4},
-                        {"zero", "zero", "", 2},
-                        {"sequence_parallel", "sp", "", 1},
-                        {"overlap", "overlap", "", 1},
-                        {"topology", "topology", "", 4},
-                        {"step_time_s", "step", "s", 4},
-                        {"model_tflops_per_gpu", "model", "TFLOP/s", 4},
-                        {"mfu", "MFU", "%", 3},
-                        {"memory_per_gpu_gib", "memory", "GiB", 3},
-                        {"fits_memory", "fits", "", 1},
-                        {"comm_share", "exposed comm", "%", 3},
-                        {"training_days", "days", "", 4},
-                        {"cost_musd", "cost", "M$", 4},
-                        {"switches", "switches", "", 6}});
+  table.columns.insert(table.columns.end(), {{"tp", "tp", "", 4},
+                                             {"pp", "pp", "", 4},
+                                             {"dp", "dp", "", 6},
+                                             {"cp", "cp", "", 4},
+                                             {"ep", "ep", "", 4},
+                                             {"vpp", "vpp", "", 4},
+                                             {"micro_batch", "mb", "", 4},
+                                             {"recompute", "recompute", "", 4},
+                                             {"zero", "zero", "", 2},
+                                             {"sequence_parallel", "sp", "", 1},
+                                             {"overlap", "overlap", "", 1},
+                                             {"topology", "topology", "", 4},
+                                             {"step_time_s", "step", "s", 4},
+                                             {"model_tflops_per_gpu", "model", "TFLOP/s", 4},
+                                             {"mfu", "MFU", "%", 3},
+                                             {"memory_per_gpu_gib", "memory", "GiB", 3},
+                                             {"fits_memory", "fits", "", 1},
+                                             {"comm_share", "exposed comm", "%", 3},
+                                             {"training_days", "days", "", 4},
+                                             {"cost_musd", "cost", "M$", 4},
+                                             {"switches", "switches", "", 6}});
   int position = 0;
   for (const auto& e : estimates) {
     const auto& st = e.strategy;
@@ -101,14 +102,27 @@ Table configurations_table(const std::vector<StepEstimate>& estimates, const std
         b.tp_comm.value + b.cp_comm.value + b.ep_comm.value + b.pp_comm.value + b.dp_comm_exposed.value;
     std::vector<Json> row;
     if (rank) row.emplace_back(++position);
-    row.insert(row.end(),
-               {Json(st.tp), Json(st.pp), Json(st.dp), Json(st.cp), Json(st.ep), Json(st.vpp), Json(st.micro_batch),
-                Json(std::string(to_string(st.recompute))), Json(st.zero), Json(st.sequence_parallel),
-                Json(st.overlap), Json(std::string(to_string(e.topology))),
-                Json(e.step_time.value), Json(e.model_tflops_per_gpu), Json(100.0 * e.mfu),
-                Json(e.memory.total.value / 1073741824.0), Json(e.fits_memory),
-                Json(e.step_time.value > 0 ? 100.0 * exposed / e.step_time.value : 0.0),
-                optional_number(e.training_days), e.cost ? Json(e.cost->value / 1e6) : Json(), Json(e.switches)});
+    row.insert(row.end(), {Json(st.tp),
+                           Json(st.pp),
+                           Json(st.dp),
+                           Json(st.cp),
+                           Json(st.ep),
+                           Json(st.vpp),
+                           Json(st.micro_batch),
+                           Json(std::string(to_string(st.recompute))),
+                           Json(st.zero),
+                           Json(st.sequence_parallel),
+                           Json(st.overlap),
+                           Json(std::string(to_string(e.topology))),
+                           Json(e.step_time.value),
+                           Json(e.model_tflops_per_gpu),
+                           Json(100.0 * e.mfu),
+                           Json(e.memory.total.value / 1073741824.0),
+                           Json(e.fits_memory),
+                           Json(e.step_time.value > 0 ? 100.0 * exposed / e.step_time.value : 0.0),
+                           optional_number(e.training_days),
+                           e.cost ? Json(e.cost->value / 1e6) : Json(),
+                           Json(e.switches)});
     table.rows.push_back(std::move(row));
   }
   return table;

@@ -11,7 +11,8 @@ std::vector<PublishedRun> load_published_runs(const std::string& path, const Cat
   const YAML::Node list = top.required("runs");
   top.finish();
   if (!list.IsSequence()) {
-    throw Error(yaml::location_of(path, list), "runs", "expected a list of runs, got " + yaml::describe(list));
+    throw Error(yaml::location_of(path, list), "runs",
+                "expected a list of runs, got " + yaml::describe(list));
   }
   std::vector<PublishedRun> runs;
   for (size_t i = 0; i < list.size(); ++i) {
@@ -39,15 +40,18 @@ std::vector<PublishedRun> load_published_runs(const std::string& path, const Cat
     t.vpp = degree("vpp");
     t.micro_batch = degree("micro_batch");
     t.global_batch = static_cast<int>(training.integer("global_batch", 1, 1 << 24));
-    if (auto r = training.optional_choice("recompute", {"none", "selective", "full"})) t.recompute = parse_recompute(*r);
+    if (auto r = training.optional_choice("recompute", {"none", "selective", "full"}))
+      t.recompute = parse_recompute(*r);
     if (auto z = training.optional_integer("zero", 0, 3)) t.zero = static_cast<int>(*z);
-    t.dtype = *parse_dtype(training.optional_choice("dtype", {"fp32", "tf32", "bf16", "fp16", "fp8"}).value_or("bf16"));
+    t.dtype = *parse_dtype(
+        training.optional_choice("dtype", {"fp32", "tf32", "bf16", "fp16", "fp8"}).value_or("bf16"));
     t.tokens = training.optional_number("tokens", 1.0, 1e18);
     training.finish();
 
     yaml::Map measured = entry.map("measured");
     run.measured.tflops_per_gpu = measured.optional_number("tflops_per_gpu", 0.0, 1e6);
-    run.measured.hardware_convention = measured.choice("flops_convention", {"hardware", "model"}) == "hardware";
+    run.measured.hardware_convention =
+        measured.choice("flops_convention", {"hardware", "model"}) == "hardware";
     run.measured.mfu = measured.optional_number("mfu", 0.0, 1.0);
     run.measured.training_days = measured.optional_number("training_days", 0.0, 1e6);
     measured.finish();

@@ -24,11 +24,16 @@ ErrorLocation first_bad_utf8(const std::string& text, const std::string& file) {
     const auto c = static_cast<unsigned char>(text[i]);
     size_t length = 0;
     if (c == 0) return {file, line, column};
-    if (c < 0x80) length = 1;
-    else if (c >= 0xC2 && c <= 0xDF) length = 2;
-    else if (c >= 0xE0 && c <= 0xEF) length = 3;
-    else if (c >= 0xF0 && c <= 0xF4) length = 4;
-    else return {file, line, column};
+    if (c < 0x80)
+      length = 1;
+    else if (c >= 0xC2 && c <= 0xDF)
+      length = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+      length = 3;
+    else if (c >= 0xF0 && c <= 0xF4)
+      length = 4;
+    else
+      return {file, line, column};
     if (i + length > text.size()) return {file, line, column};
     for (size_t k = 1; k < length; ++k) {
       if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return {file, line, column};
@@ -51,7 +56,8 @@ Document parse_file(const std::string& path) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (ec || !fs::exists(status)) throw Error(ErrorLocation{path, 0, 0}, "", "no such file");
-  if (fs::is_directory(status)) throw Error(ErrorLocation{path, 0, 0}, "", "is a directory, expected a YAML file");
+  if (fs::is_directory(status))
+    throw Error(ErrorLocation{path, 0, 0}, "", "is a directory, expected a YAML file");
   if (!fs::is_regular_file(status)) throw Error(ErrorLocation{path, 0, 0}, "", "not a regular file");
   const auto size = fs::file_size(path, ec);
   if (!ec && size > kMaxFileBytes) {
@@ -170,8 +176,9 @@ double as_quantity(const std::string& file, const YAML::Node& node, const std::s
     throw e.at(location_of(file, node), field);
   }
   if (!allow_zero && value == 0.0) {
-    throw Error(location_of(file, node), field,
-                "must be positive; expected " + std::string(dimension_example(dimension)) + ", got '" + text + "'");
+    throw Error(
+        location_of(file, node), field,
+        "must be positive; expected " + std::string(dimension_example(dimension)) + ", got '" + text + "'");
   }
   return value;
 }
@@ -183,7 +190,8 @@ std::string choose(const std::string& file, const YAML::Node& node, const std::s
     if (c == text) return text;
   }
   const std::string suggestion = closest_name(text, choices);
-  throw Error(location_of(file, node), field, "unknown value '" + text + "', expected one of " + join(choices),
+  throw Error(location_of(file, node), field,
+              "unknown value '" + text + "', expected one of " + join(choices),
               suggestion.empty() ? "" : "did you mean '" + suggestion + "'?");
 }
 
@@ -205,7 +213,9 @@ Map::Map(std::string file, YAML::Node node, std::string path)
   used_.assign(keys_.size(), false);
 }
 
-std::string Map::field(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+std::string Map::field(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
 
 bool Map::has(const std::string& key) const {
   bool known = false;
@@ -253,7 +263,9 @@ Error Map::error_at(const std::string& key, const std::string& message, const st
   return Error(location(), field(key), message, hint);
 }
 
-std::string Map::string(const std::string& key) { return as_string(file_, required(key), field(key)); }
+std::string Map::string(const std::string& key) {
+  return as_string(file_, required(key), field(key));
+}
 
 std::optional<std::string> Map::optional_string(const std::string& key) {
   if (!has(key)) return std::nullopt;
@@ -264,7 +276,8 @@ std::int64_t Map::integer(const std::string& key, std::int64_t min, std::int64_t
   return as_integer(file_, required(key), field(key), min, max);
 }
 
-std::optional<std::int64_t> Map::optional_integer(const std::string& key, std::int64_t min, std::int64_t max) {
+std::optional<std::int64_t> Map::optional_integer(const std::string& key, std::int64_t min,
+                                                  std::int64_t max) {
   if (!has(key)) return std::nullopt;
   return as_integer(file_, optional(key), field(key), min, max);
 }
@@ -278,7 +291,9 @@ std::optional<double> Map::optional_number(const std::string& key, double min, d
   return as_number(file_, optional(key), field(key), min, max);
 }
 
-bool Map::boolean(const std::string& key) { return as_bool(file_, required(key), field(key)); }
+bool Map::boolean(const std::string& key) {
+  return as_bool(file_, required(key), field(key));
+}
 
 std::optional<bool> Map::optional_boolean(const std::string& key) {
   if (!has(key)) return std::nullopt;
@@ -298,12 +313,15 @@ std::string Map::choice(const std::string& key, const std::vector<std::string>& 
   return choose(file_, required(key), field(key), choices);
 }
 
-std::optional<std::string> Map::optional_choice(const std::string& key, const std::vector<std::string>& choices) {
+std::optional<std::string> Map::optional_choice(const std::string& key,
+                                                const std::vector<std::string>& choices) {
   if (!has(key)) return std::nullopt;
   return choose(file_, optional(key), field(key), choices);
 }
 
-Map Map::map(const std::string& key) { return Map(file_, required(key), field(key)); }
+Map Map::map(const std::string& key) {
+  return Map(file_, required(key), field(key));
+}
 
 void Map::finish() const {
   size_t index = 0;

@@ -35,9 +35,10 @@ struct Document {
 [[nodiscard]] std::string describe(const YAML::Node& node);
 
 /// Scalar conversions of a value node; each throws Error at the node naming `field`.
-[[nodiscard]] std::string as_string(const std::string& file, const YAML::Node& node, const std::string& field);
-[[nodiscard]] std::int64_t as_integer(const std::string& file, const YAML::Node& node, const std::string& field,
-                                      std::int64_t min, std::int64_t max);
+[[nodiscard]] std::string as_string(const std::string& file, const YAML::Node& node,
+                                    const std::string& field);
+[[nodiscard]] std::int64_t as_integer(const std::string& file, const YAML::Node& node,
+                                      const std::string& field, std::int64_t min, std::int64_t max);
 [[nodiscard]] double as_number(const std::string& file, const YAML::Node& node, const std::string& field,
                                double min, double max);
 [[nodiscard]] bool as_bool(const std::string& file, const YAML::Node& node, const std::string& field);
@@ -86,7 +87,8 @@ class Map {
   [[nodiscard]] const YAML::Node& node() const { return node_; }
   [[nodiscard]] ErrorLocation location() const { return location_of(file_, node_); }
   /// An Error at the value of `key` (or at this mapping when the key is absent).
-  [[nodiscard]] Error error_at(const std::string& key, const std::string& message, const std::string& hint = {}) const;
+  [[nodiscard]] Error error_at(const std::string& key, const std::string& message,
+                               const std::string& hint = {}) const;
 
  private:
   std::string file_;

@@ -320,7 +320,9 @@ inline bool applicable_inline(Collective c, Algorithm a, const LinkPath& path) {
 
 }  // namespace
 
-bool applicable(Collective c, Algorithm a, const LinkPath& path) { return applicable_inline(c, a, path); }
+bool applicable(Collective c, Algorithm a, const LinkPath& path) {
+  return applicable_inline(c, a, path);
+}
 
 CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& path) {
   if (!(n.value >= 0.0) || !std::isfinite(n.value)) throw Error("message size must be a finite size >= 0");

@@ -228,9 +228,8 @@ void size_dragonfly(const ClusterSpec& cluster, Topology& topo) {
   if (df.groups == 1) {
     // One group has no global links: its spines only join its leaves, all radix ports facing down, so
     // ceil(leaves x uplinks / radix) of them suffice; a single leaf needs none.
-    df.spines_per_group = df.leaves > 1 ? static_cast<int>(ceil_div(static_cast<long long>(df.leaves) * split.up,
-                                                                     radix))
-                                        : 0;
+    df.spines_per_group =
+        df.leaves > 1 ? static_cast<int>(ceil_div(static_cast<long long>(df.leaves) * split.up, radix)) : 0;
     df.global_ports_per_group = 0;
   }
   df.nodes_per_leaf = std::max(1, split.down / cluster.nics_per_node);

@@ -9,7 +9,9 @@ constexpr std::array<std::string_view, kTopologyKindCount> kTopologyNames{
     "fat-tree", "rail-optimized", "rail-only", "dragonfly-plus", "torus-2d", "torus-3d"};
 }  // namespace
 
-std::string_view to_string(TopologyKind kind) { return kTopologyNames[static_cast<size_t>(kind)]; }
+std::string_view to_string(TopologyKind kind) {
+  return kTopologyNames[static_cast<size_t>(kind)];
+}
 
 std::optional<TopologyKind> parse_topology_kind(std::string_view name) {
   for (size_t i = 0; i < kTopologyNames.size(); ++i) {
@@ -35,8 +37,8 @@ std::vector<std::string> validate(const ClusterSpec& c) {
   if (c.scale_up.domain > 0 && c.gpus_per_node > 0 && c.scale_up.domain % c.gpus_per_node != 0 &&
       c.gpus_per_node % c.scale_up.domain != 0) {
     reasons.push_back("scale_up.domain (" + std::to_string(c.scale_up.domain) +
-                      ") must be a multiple or a divisor of gpus_per_node (" + std::to_string(c.gpus_per_node) +
-                      ")");
+                      ") must be a multiple or a divisor of gpus_per_node (" +
+                      std::to_string(c.gpus_per_node) + ")");
   }
   if (!(c.scale_up.bandwidth.value > 0.0)) reasons.push_back("scale_up.bandwidth must be positive");
   if (!(c.link.line_rate.value > 0.0)) reasons.push_back("link bandwidth must be positive");
@@ -46,7 +48,8 @@ std::vector<std::string> validate(const ClusterSpec& c) {
   if (!(c.oversubscription >= 1.0) || !std::isfinite(c.oversubscription)) {
     reasons.push_back("oversubscription must be a finite ratio >= 1");
   }
-  if (c.switch_spec.radix < 2 && c.topology != TopologyKind::kTorus2D && c.topology != TopologyKind::kTorus3D) {
+  if (c.switch_spec.radix < 2 && c.topology != TopologyKind::kTorus2D &&
+      c.topology != TopologyKind::kTorus3D) {
     reasons.push_back("switch radix must be at least 2");
   }
   if (!(c.gpu.hbm.value > 0.0)) reasons.push_back("gpu hbm must be positive");

@@ -4,11 +4,16 @@ namespace costmodel {
 
 std::string_view to_string(Dtype dtype) {
   switch (dtype) {
-    case Dtype::kFp32: return "fp32";
-    case Dtype::kTf32: return "tf32";
-    case Dtype::kBf16: return "bf16";
-    case Dtype::kFp16: return "fp16";
-    case Dtype::kFp8: return "fp8";
+    case Dtype::kFp32:
+      return "fp32";
+    case Dtype::kTf32:
+      return "tf32";
+    case Dtype::kBf16:
+      return "bf16";
+    case Dtype::kFp16:
+      return "fp16";
+    case Dtype::kFp8:
+      return "fp8";
   }
   return "bf16";
 }
@@ -21,13 +26,18 @@ std::optional<Dtype> parse_dtype(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view to_string(Transport transport) { return transport == Transport::kRdma ? "rdma" : "tcp"; }
+std::string_view to_string(Transport transport) {
+  return transport == Transport::kRdma ? "rdma" : "tcp";
+}
 
 std::string_view to_string(InNetworkReduction reduction) {
   switch (reduction) {
-    case InNetworkReduction::kNone: return "none";
-    case InNetworkReduction::kSharp: return "sharp";
-    case InNetworkReduction::kNvls: return "nvls";
+    case InNetworkReduction::kNone:
+      return "none";
+    case InNetworkReduction::kSharp:
+      return "sharp";
+    case InNetworkReduction::kNvls:
+      return "nvls";
   }
   return "none";
 }

@@ -4,24 +4,34 @@
 
 namespace costmodel {
 
-std::string_view to_string(FfnKind kind) { return kind == FfnKind::kGelu ? "gelu" : "swiglu"; }
+std::string_view to_string(FfnKind kind) {
+  return kind == FfnKind::kGelu ? "gelu" : "swiglu";
+}
 
 std::string_view to_string(PositionEmbedding kind) {
   switch (kind) {
-    case PositionEmbedding::kLearned: return "learned";
-    case PositionEmbedding::kRope: return "rope";
-    case PositionEmbedding::kAlibi: return "alibi";
+    case PositionEmbedding::kLearned:
+      return "learned";
+    case PositionEmbedding::kRope:
+      return "rope";
+    case PositionEmbedding::kAlibi:
+      return "alibi";
   }
   return "learned";
 }
 
-std::string_view to_string(NormKind kind) { return kind == NormKind::kLayerNorm ? "layernorm" : "rmsnorm"; }
+std::string_view to_string(NormKind kind) {
+  return kind == NormKind::kLayerNorm ? "layernorm" : "rmsnorm";
+}
 
 std::string_view to_string(Recompute recompute) {
   switch (recompute) {
-    case Recompute::kNone: return "none";
-    case Recompute::kSelective: return "selective";
-    case Recompute::kFull: return "full";
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
   }
   return "none";
 }
@@ -42,7 +52,9 @@ int ModelSpec::moe_layers() const {
 namespace {
 
 // Weight matrices of one MLP of width `width`: 2 for a GELU MLP, 3 for a gated one (Shazeer 2020).
-double mlp_matrices(FfnKind kind) { return kind == FfnKind::kGelu ? 2.0 : 3.0; }
+double mlp_matrices(FfnKind kind) {
+  return kind == FfnKind::kGelu ? 2.0 : 3.0;
+}
 
 double mlp_parameters(const ModelSpec& m, double width) {
   const double h = static_cast<double>(m.hidden);
@@ -117,8 +129,8 @@ FlopsPerToken flops_per_token(const ModelSpec& m, std::int64_t seq_len, bool cau
 
   f.attention_scores = layers * scores;
   f.logits = 2.0 * h * static_cast<double>(m.vocab);
-  f.forward = layers * (attention_linear + scores) + (layers - moe_layers) * dense_mlp + moe_layers * moe_mlp +
-              f.logits;
+  f.forward = layers * (attention_linear + scores) + (layers - moe_layers) * dense_mlp +
+              moe_layers * moe_mlp + f.logits;
   f.backward = 2.0 * f.forward;  // gradients w.r.t. inputs and weights (Narayanan et al. 2021 §5.1)
   // Megatron-LM eq. 3 counts one more forward pass, logits included, under full recompute.
   f.recompute_full = f.forward;

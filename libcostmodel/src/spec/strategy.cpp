@@ -11,9 +11,12 @@ namespace costmodel {
 
 std::string to_string(const Compression& c) {
   switch (c.kind) {
-    case CompressionKind::kNone: return "none";
-    case CompressionKind::kFp16: return "fp16";
-    case CompressionKind::kInt8: return "int8";
+    case CompressionKind::kNone:
+      return "none";
+    case CompressionKind::kFp16:
+      return "fp16";
+    case CompressionKind::kInt8:
+      return "int8";
     case CompressionKind::kTopK: {
       char buffer[48];
       std::snprintf(buffer, sizeof buffer, "topk:%g", c.topk_fraction);
@@ -53,12 +56,17 @@ std::vector<std::string> validate(const Strategy& st, const ModelSpec& model, co
     return value > 0;
   };
   // Every degree is checked (no short-circuit), so that all bad ones are reported.
-  const bool checks[] = {positive(st.tp, "tp"),       positive(st.pp, "pp"),
-                         positive(st.dp, "dp"),       positive(st.cp, "cp"),
-                         positive(st.ep, "ep"),       positive(st.vpp, "vpp"),
-                         positive(st.micro_batch, "micro_batch"), positive(st.global_batch, "global_batch")};
+  const bool checks[] = {positive(st.tp, "tp"),
+                         positive(st.pp, "pp"),
+                         positive(st.dp, "dp"),
+                         positive(st.cp, "cp"),
+                         positive(st.ep, "ep"),
+                         positive(st.vpp, "vpp"),
+                         positive(st.micro_batch, "micro_batch"),
+                         positive(st.global_batch, "global_batch")};
   const bool ok = std::all_of(std::begin(checks), std::end(checks), [](bool b) { return b; });
-  if (st.zero < 0 || st.zero > 3) reasons.push_back("zero must be 0, 1, 2 or 3, got " + std::to_string(st.zero));
+  if (st.zero < 0 || st.zero > 3)
+    reasons.push_back("zero must be 0, 1, 2 or 3, got " + std::to_string(st.zero));
   if (!ok) return reasons;
 
   const long long product = static_cast<long long>(st.tp) * st.pp * st.dp * st.cp;
@@ -68,8 +76,8 @@ std::vector<std::string> validate(const Strategy& st, const ModelSpec& model, co
                       " is not the cluster's " + std::to_string(cluster.gpus) + " GPUs");
   }
   if (model.heads % st.tp != 0) {
-    reasons.push_back("heads (" + std::to_string(model.heads) + ") not divisible by tp (" + std::to_string(st.tp) +
-                      ")");
+    reasons.push_back("heads (" + std::to_string(model.heads) + ") not divisible by tp (" +
+                      std::to_string(st.tp) + ")");
   }
   if (model.kv_heads % st.tp != 0 && st.tp % model.kv_heads != 0) {
     reasons.push_back("kv_heads (" + std::to_string(model.kv_heads) + ") and tp (" + std::to_string(st.tp) +
@@ -82,8 +90,8 @@ std::vector<std::string> validate(const Strategy& st, const ModelSpec& model, co
   if (st.vpp > 1 && st.pp == 1) reasons.push_back("vpp > 1 needs pp > 1");
   const long long replicas_batch = static_cast<long long>(st.dp) * st.micro_batch;
   if (st.global_batch % replicas_batch != 0) {
-    reasons.push_back("global_batch (" + std::to_string(st.global_batch) + ") not divisible by dp*micro_batch (" +
-                      std::to_string(replicas_batch) + ")");
+    reasons.push_back("global_batch (" + std::to_string(st.global_batch) +
+                      ") not divisible by dp*micro_batch (" + std::to_string(replicas_batch) + ")");
   } else if (st.vpp > 1 && st.micro_batches() % st.pp != 0) {
     // Megatron-LM's interleaved schedule needs the micro-batch count to be a multiple of pp.
     reasons.push_back("interleaved schedule needs micro-batches (" + std::to_string(st.micro_batches()) +
@@ -101,7 +109,8 @@ std::vector<std::string> validate(const Strategy& st, const ModelSpec& model, co
                         std::to_string(st.ep) + ")");
     }
     if (st.dp % st.ep != 0) {
-      reasons.push_back("ep (" + std::to_string(st.ep) + ") does not divide dp (" + std::to_string(st.dp) + ")");
+      reasons.push_back("ep (" + std::to_string(st.ep) + ") does not divide dp (" + std::to_string(st.dp) +
+                        ")");
     }
   }
   if (!cluster.gpu.supports(st.dtype)) {

@@ -9,9 +9,10 @@ namespace costmodel {
 
 /// Bytes held on the most loaded GPU (the first pipeline stage), by term.
 struct MemoryBreakdown {
-  Bytes weights;         ///< half-precision weights of the local shard (fp8: still bf16 master copies)
-  Bytes gradients;       ///< half-precision gradients (divided by dp from ZeRO-2)
-  Bytes optimizer;       ///< fp32 master weights + Adam m and v: 12 bytes per parameter (divided by dp from ZeRO-1)
+  Bytes weights;    ///< half-precision weights of the local shard (fp8: still bf16 master copies)
+  Bytes gradients;  ///< half-precision gradients (divided by dp from ZeRO-2)
+  Bytes
+      optimizer;  ///< fp32 master weights + Adam m and v: 12 bytes per parameter (divided by dp from ZeRO-1)
   Bytes activations;     ///< stored activations of the micro-batches in flight (Korthikanti et al. 2022)
   Bytes logits;          ///< output-layer activations on the last stage (fp32 logits for the loss)
   Bytes error_feedback;  ///< full-precision residual of compressed gradients

@@ -26,7 +26,8 @@ struct StatedTraining {
 /// What the source measured.
 struct Measured {
   std::optional<double> tflops_per_gpu;  ///< TFLOP/s per GPU in the source's convention
-  bool hardware_convention = false;      ///< true: counts recomputed FLOPs (Megatron-LM eq. 3); false: model FLOPs
+  bool hardware_convention =
+      false;  ///< true: counts recomputed FLOPs (Megatron-LM eq. 3); false: model FLOPs
   std::optional<double> mfu;
   std::optional<double> training_days;
 };

@@ -16,11 +16,11 @@ struct ValidationRow {
   std::string id;
   std::string gpu;
   int gpus = 0;
-  bool feasible = false;         ///< the planner found a configuration that fits
-  StepEstimate best;             ///< the fastest configuration with the stated knobs pinned
-  double measured_tflops = 0;    ///< TFLOP/s per GPU, source's convention
-  double predicted_tflops = 0;   ///< TFLOP/s per GPU, same convention
-  double error = 0;              ///< predicted / measured - 1 (dimensionless)
+  bool feasible = false;        ///< the planner found a configuration that fits
+  StepEstimate best;            ///< the fastest configuration with the stated knobs pinned
+  double measured_tflops = 0;   ///< TFLOP/s per GPU, source's convention
+  double predicted_tflops = 0;  ///< TFLOP/s per GPU, same convention
+  double error = 0;             ///< predicted / measured - 1 (dimensionless)
   std::optional<double> measured_days;
   std::optional<double> predicted_days;
   bool hardware_convention = false;

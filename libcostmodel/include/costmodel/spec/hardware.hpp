@@ -81,7 +81,8 @@ struct LinkSpec {
   double efficiency = 1.0;   ///< achievable fraction of line rate for large messages (nccl-tests busbw)
   Seconds latency;           ///< end-to-end per-message latency excluding switch hops
   Transport transport = Transport::kRdma;
-  bool gpudirect = true;  ///< NIC reads and writes GPU memory directly (GPUDirect RDMA); false: staged in host memory
+  bool gpudirect =
+      true;  ///< NIC reads and writes GPU memory directly (GPUDirect RDMA); false: staged in host memory
   std::string media;           ///< optical, copper, optical-cpo, ...
   Watts transceiver_power;     ///< one optical transceiver, W
   Usd transceiver_price;       ///< one optical transceiver, USD
