@@ -73,3 +73,11 @@ TEST_CASE("estimate: a split that does not fit still prints, with the overflowin
   CHECK(result.exit_code == 0);
   CHECK(result.out.find("no, largest term: optimizer") != std::string::npos);
 }
+
+TEST_CASE("a model file with a misspelled key exits 2 naming FILE:LINE:COL and the right key") {
+  const std::string file = std::string(COSTMODEL_TEST_FIXTURES) + "/bad/model-misspelled-key.yaml";
+  const auto result = run_cli({"estimate", "--model", file, "--tp", "8", "--pp", "1", "--dp", "128"});
+  CHECK(result.exit_code == 2);
+  CHECK(result.out.empty());
+  CHECK(result.err == file + ":4:1: error: hiden: unknown key 'hiden'; did you mean 'hidden'?\n");
+}
