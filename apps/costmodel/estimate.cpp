@@ -58,6 +58,7 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   row("fits in memory", e.fits_memory ? Json("yes") : Json("no, largest term: " + std::string(m.overflow)));
   if (e.training_days) row("days to train", *e.training_days);
   if (e.cost) row("GPU cost (USD)", e.cost->value);
+  if (e.energy_kwh) row("energy, GPUs at TDP + fabric (MWh)", *e.energy_kwh / 1000.0);
   row("switches", e.switches);
   row("network capex (USD)", e.network_cost.value);
   row("power, GPUs at TDP + fabric (kW)", e.power.value / 1000.0);

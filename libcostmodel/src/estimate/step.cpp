@@ -380,6 +380,7 @@ StepEstimate Estimator::evaluate(const Strategy& st, const SplitPaths& paths) co
     const double seconds = *options_.tokens / e.tokens_per_s;
     e.training_days = seconds / kSecondsPerDay;
     e.cost = Usd(gpu.hourly_price.value * seconds * cluster_.gpus);
+    e.energy_kwh = e.power.value * seconds / 3.6e6;  // W·s -> kWh
   }
   return e;
 }

@@ -63,6 +63,7 @@ Json configuration_json(const StepEstimate& e) {
       .set("memory", std::move(memory))
       .set("training_days", optional_number(e.training_days))
       .set("cost_usd", e.cost ? Json(e.cost->value) : Json())
+      .set("energy_kwh", optional_number(e.energy_kwh))
       .set("switches", e.switches)
       .set("network_cost_usd", e.network_cost.value)
       .set("power_w", e.power.value);

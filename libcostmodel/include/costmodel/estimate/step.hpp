@@ -70,7 +70,10 @@ struct StepEstimate {
   bool fits_memory = false;             ///< memory.total <= the GPU's HBM
   StepBreakdown breakdown;              ///< where step_time goes, s
   std::optional<double> training_days;  ///< with EstimateOptions::tokens
-  std::optional<Usd> cost;              ///< GPU-hours x hourly price (USD), with EstimateOptions::tokens
+  /// GPU-hours x the catalog's hourly price (USD), with EstimateOptions::tokens; the hourly price is an all-in
+  /// rental price (cloud GPU-hours include power), so energy is reported beside it, not added.
+  std::optional<Usd> cost;
+  std::optional<double> energy_kwh;  ///< GPUs at TDP + fabric over the training time, kWh, with tokens
   int switches = 0;                     ///< of the scale-out fabric
   Usd network_cost;                     ///< scale-out fabric capex, USD (Inventory::capex)
   Watts power;                          ///< GPUs at TDP + fabric, W
