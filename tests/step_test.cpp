@@ -55,6 +55,9 @@ TEST_CASE("GPT-3 175B on 1,024 A100: about 34 days at about 140 TFLOP/s (Narayan
   CHECK(e.cost->value ==
         doctest::Approx(*e.training_days * 24 * 1024 * catalog().gpu("a100-80gb").hourly_price.value * 3600)
             .epsilon(1e-9));
+  // Energy: (GPUs at TDP + fabric) x training time, in kWh (1 kWh = 3.6e6 J).
+  REQUIRE(e.energy_kwh.has_value());
+  CHECK(*e.energy_kwh == doctest::Approx(e.power.value * *e.training_days * 86400 / 3.6e6));
 }
 
 TEST_CASE("FLOP conventions: full recompute counts one more forward (Megatron-LM eq. 3: 96 vs 72)") {
