@@ -66,7 +66,8 @@ TEST_CASE("Llama and Mixtral parameter counts") {
 
 TEST_CASE("Megatron-LM FLOPs per iteration reproduced exactly for GPT models") {
   // 72·B·s·l·h²·(1 + s/6h + V/(12·l·h)) is 3 forward passes of 24·l·h² + 4·l·s·h + 2·h·V FLOPs per token
-  // (Narayanan et al. 2021 eq. 3); with full recompute 96·... is 4 forward passes.
+  // (Narayanan et al. 2021 eq. 3); with full recompute 96·B·s·l·h²(1 + s/6h + V/16lh) is 4 passes over the
+  // layers and 3 over the logits (which are not recomputed).
   for (const char* name : {"gpt3-175b", "megatron-1t", "megatron-1.7b", "megatron-145.6b"}) {
     CAPTURE(name);
     const ModelSpec& m = catalog().model(name);

@@ -60,10 +60,12 @@ TEST_CASE("GPT-3 175B on 1,024 A100: about 34 days at about 140 TFLOP/s (Narayan
   CHECK(*e.energy_kwh == doctest::Approx(e.power.value * *e.training_days * 86400 / 3.6e6));
 }
 
-TEST_CASE("FLOP conventions: full recompute counts one more forward (Megatron-LM eq. 3: 96 vs 72)") {
+TEST_CASE("FLOP conventions: full recompute counts one more forward of the layers (Megatron-LM eq. 3)") {
   const StepEstimate e = estimate(catalog().model("gpt3-175b"), cluster("a100-80gb", 1024, "ib-hdr-200g"),
                                   split(8, 8, 16, 1536));
-  CHECK(e.hardware_tflops_per_gpu / e.model_tflops_per_gpu == doctest::Approx(96.0 / 72.0));
+  // 96·(1 + s/6h + V/16lh) / 72·(1 + s/6h + V/12lh) for GPT-3: s/6h = 0.02778, V/12lh = 0.003617.
+  const double ratio = 96.0 * (1 + 0.0277778 + 0.0036169 * 12 / 16) / (72.0 * (1 + 0.0277778 + 0.0036169));
+  CHECK(e.hardware_tflops_per_gpu / e.model_tflops_per_gpu == doctest::Approx(ratio).epsilon(1e-5));
   CHECK(e.mfu == doctest::Approx(e.model_tflops_per_gpu / 312.0));
   // model TFLOP/s = 72·B·s·l·h²(1 + s/6h + V/12lh) / step / GPUs
   const double flops = megatron_flops_per_iteration(catalog().model("gpt3-175b"), 1536, 2048, false);
@@ -87,16 +89,26 @@ TEST_CASE("GPT-3 175B at TP8 PP1 without recompute does not fit in 80 GB, and th
 
 TEST_CASE("activation memory follows Korthikanti et al. 2022 for the micro-batches in flight") {
   // 1F1B holds p micro-batches on the first stage: p x (l/p) x per-layer activations = l x per-layer, plus
-  // (for recompute) one layer rebuilt in full during its backward pass.
+  // what the layer being recomputed rebuilds on top: with standard attention and selective recompute, its
+  // attention scores (none - selective); with flash attention nothing (the kernel recomputes them itself).
   const ModelSpec& m = catalog().model("gpt3-175b");
   Strategy s = split(8, 8, 16, 1536, Recompute::kSelective);
-  const Estimator est(m, cluster("a100-80gb", 1024, "ib-hdr-200g"));
+  EstimateOptions standard;
+  standard.flash_attention = false;
+  const Estimator flash(m, cluster("a100-80gb", 1024, "ib-hdr-200g"));
+  const Estimator est(m, cluster("a100-80gb", 1024, "ib-hdr-200g"), standard);
   const double per_layer = activation_bytes_per_layer(m, 2048, 1, 8, true, Recompute::kSelective);
-  const double rebuilt = activation_bytes_per_layer(m, 2048, 1, 8, true, Recompute::kNone);
-  CHECK(est.memory(s).activations.value == doctest::Approx(8 * (96 / 8) * per_layer + rebuilt));
+  const double none = activation_bytes_per_layer(m, 2048, 1, 8, true, Recompute::kNone);
+  CHECK(est.memory(s).activations.value == doctest::Approx(8 * (96 / 8) * per_layer + (none - per_layer)));
+  CHECK(flash.memory(s).activations.value == doctest::Approx(96 * per_layer));
+  // Flash attention without recompute stores what selective recompute stores (no s x s scores).
+  Strategy no_recompute = s;
+  no_recompute.recompute = Recompute::kNone;
+  CHECK(flash.memory(no_recompute).activations.value == doctest::Approx(96 * per_layer));
+  CHECK(est.memory(no_recompute).activations.value == doctest::Approx(96 * none));
   // Interleaving adds (p - 1)/(p·v): v = 2 -> x (1 + 7/16).
   s.vpp = 2;
-  CHECK(est.memory(s).activations.value == doctest::Approx(96 * per_layer * (1 + 7.0 / 16) + rebuilt));
+  CHECK(est.memory(s).activations.value == doctest::Approx(96 * per_layer * (1 + 7.0 / 16) + (none - per_layer)));
   // ZeRO-1 divides the optimizer states by dp, ZeRO-2 also gradients, ZeRO-3 also weights.
   const Strategy z0 = split(8, 8, 16, 1536);
   Strategy z1 = z0, z2 = z0, z3 = z0;
@@ -252,4 +264,35 @@ TEST_CASE(
       }
     }
   }
+}
+
+TEST_CASE("one pipeline stage holds the embedding and an untied output layer; CP ranks share gradients") {
+  // Llama-2 7B at tp 1, pp 1: every parameter (6.738e9, untied embeddings) in 2-byte weights.
+  const ModelSpec& m = catalog().model("llama2-7b");
+  const Estimator est(m, cluster("h100-sxm", 64, "ib-ndr-400g"));
+  Strategy s = split(1, 1, 64, 512, Recompute::kSelective);
+  CHECK(est.memory(s).weights.value == doctest::Approx(2 * count_parameters(m).total).epsilon(1e-6));
+  // Context parallelism: 8 CP ranks x 8 DP ranks hold the same weights, so gradients are reduced over 64.
+  Strategy cp = split(1, 1, 8, 64, Recompute::kSelective);
+  cp.cp = 8;
+  cp.zero = 1;
+  const StepEstimate e = est.evaluate(cp);
+  REQUIRE(e.valid());
+  CHECK(e.breakdown.dp_comm.value > 0);
+  CHECK(est.memory(cp).optimizer.value == doctest::Approx(12 * count_parameters(m).total / 64).epsilon(1e-6));
+}
+
+TEST_CASE("MoE: ZeRO shards expert states over dp/ep, not dp") {
+  // Mixtral 8x7B with ep 8 = dp 8: each GPU holds 1 of 8 experts per layer, which no other rank of its
+  // data-parallel group holds (dp/ep = 1): the experts' optimizer states are not sharded at all.
+  const ModelSpec& m = catalog().model("mixtral-8x7b");
+  const Estimator est(m, cluster("h100-sxm", 64, "ib-ndr-400g"));
+  Strategy s = split(8, 1, 8, 64, Recompute::kSelective);
+  s.ep = 8;
+  s.zero = 1;
+  const MemoryBreakdown mem = est.memory(s);
+  // Expert parameters per GPU: 32 layers x 8 experts x 3·4096·14336 / (tp 8 x ep 8) = 176.2M.
+  CHECK(mem.expert_parameters == doctest::Approx(32.0 * 8 * 3 * 4096 * 14336 / 64).epsilon(1e-9));
+  CHECK(mem.optimizer.value ==
+        doctest::Approx(12 * (mem.dense_parameters / 8 + mem.expert_parameters)).epsilon(1e-9));
 }

@@ -92,17 +92,30 @@ MemoryBreakdown Estimator::memory(const Strategy& st) const noexcept {
     expert_params_per_layer = expert * model_.moe->experts * model_.moe_layers() / model_.layers;
   }
   const double dense_per_layer = params_per_layer_ - expert_params_per_layer;
-  const double layer_params = layers_per_stage * (dense_per_layer / t + expert_params_per_layer / (t * ep));
-  const double first = layer_params + params_embedding_ / t;
-  const double last = layer_params + (p > 1 ? params_output_ / t : 0.0);
-  const double params = std::max(first, last);
+  // The first stage holds the input embedding, the last the output layer (Megatron-LM keeps a copy of a
+  // tied embedding there); a single stage holds both, the output layer only when untied.
+  const double first_extra = params_embedding_ / t;
+  const double last_extra = params_output_ / t;
+  const double single_extra = (params_embedding_ + (model_.tied_embeddings ? 0.0 : params_output_)) / t;
+  const double stage_extra = p > 1 ? std::max(first_extra, last_extra) : single_extra;
+  const double dense = layers_per_stage * dense_per_layer / t + stage_extra;
+  const double experts = layers_per_stage * expert_params_per_layer / (t * ep);
+  mem.dense_parameters = dense;
+  mem.expert_parameters = experts;
 
+  // ZeRO stage 1 shards optimizer states over the replicas, 2 also gradients, 3 also weights (Rajbhandari et
+  // al. 2020 §5). Dense weights are replicated over dp·cp ranks, experts over dp·cp/ep (EP is carved out of DP).
+  const double replicas = d * st.cp;
+  const double expert_replicas = std::max(1.0, replicas / ep);
+  const auto sharded = [&](double bytes_per_parameter, int from_stage) {
+    return st.zero >= from_stage ? bytes_per_parameter * (dense / replicas + experts / expert_replicas)
+                                 : bytes_per_parameter * (dense + experts);
+  };
   const double grad_b = gradient_bytes(st.dtype);
-  // ZeRO stage 1 shards optimizer states over dp, 2 also gradients, 3 also weights (Rajbhandari et al. §5).
-  mem.weights = Bytes(params * 2.0 / (st.zero >= 3 ? d : 1.0));
-  mem.gradients = Bytes(params * grad_b / (st.zero >= 2 ? d : 1.0));
-  mem.optimizer = Bytes(params * kOptimizerStateBytes / (st.zero >= 1 ? d : 1.0));
-  if (st.compression.kind != CompressionKind::kNone) mem.error_feedback = Bytes(params * 4.0);
+  mem.weights = Bytes(sharded(2.0, 3));
+  mem.gradients = Bytes(sharded(grad_b, 2));
+  mem.optimizer = Bytes(sharded(kOptimizerStateBytes, 1));
+  if (st.compression.kind != CompressionKind::kNone) mem.error_feedback = Bytes((dense + experts) * 4.0);
 
   // Activations: 1F1B keeps min(p, m) micro-batches in flight on the first stage; interleaving adds
   // (p - 1)/(p·v) (Korthikanti et al. 2022 §4.2.3 / Narayanan et al. 2021 §2.2). Under recompute, the
@@ -112,11 +125,18 @@ MemoryBreakdown Estimator::memory(const Strategy& st) const noexcept {
   if (st.vpp > 1) in_flight *= 1.0 + (p - 1.0) / (p * st.vpp);
   const std::int64_t seq = model_.seq_len / st.cp;
   const bool sp = st.sequence_parallel && st.tp > 1;
-  const double per_layer = activation_bytes_per_layer(model_, seq, st.micro_batch, st.tp, sp, st.recompute);
-  const double rebuilt =
-      st.recompute == Recompute::kNone
-          ? 0.0
-          : activation_bytes_per_layer(model_, seq, st.micro_batch, st.tp, sp, Recompute::kNone);
+  // Flash attention never stores the s x s scores (Dao et al. 2022 §3.1): without recompute it keeps what
+  // selective recompute keeps.
+  const Recompute stored =
+      options_.flash_attention && st.recompute == Recompute::kNone ? Recompute::kSelective : st.recompute;
+  const double per_layer = activation_bytes_per_layer(model_, seq, st.micro_batch, st.tp, sp, stored);
+  // The layer being recomputed holds what recompute rebuilds on top: full recompute the layer's activations,
+  // selective the attention scores (nothing with flash attention, whose kernel recomputes them itself).
+  const Recompute layer_full = options_.flash_attention ? Recompute::kSelective : Recompute::kNone;
+  const double full_layer = activation_bytes_per_layer(model_, seq, st.micro_batch, st.tp, sp, layer_full);
+  const double rebuilt = st.recompute == Recompute::kFull ? full_layer
+                         : st.recompute == Recompute::kSelective ? full_layer - per_layer
+                                                                 : 0.0;
   mem.activations = Bytes(in_flight * layers_per_stage * per_layer + rebuilt);
   // The loss needs one micro-batch's logits: bf16 logits plus fp32 softmax for cross-entropy, split over tp
   // (Megatron-LM's vocabulary-parallel cross-entropy).
@@ -156,6 +176,7 @@ Seconds comm(Collective c, Algorithm a, double bytes, const LinkPath& path) {
 }  // namespace
 
 SplitPaths Estimator::paths(const Strategy& st) const noexcept {
+  if (check(st) != kValid) return {};
   // Placement: TP innermost, then CP, EP (inside DP), DP, PP outermost. Groups that communicate at the same
   // time share the nodes' NICs (concurrent_groups).
   SplitPaths p;
@@ -165,7 +186,15 @@ SplitPaths Estimator::paths(const Strategy& st) const noexcept {
   if (st.cp > 1) p.cp = link_path(topology_, Communicator{st.cp, st.tp, st.tp});
   if (st.ep > 1) p.ep = link_path(topology_, Communicator{st.ep, tp_cp, tp_cp});
   if (st.pp > 1) p.pp = link_path(topology_, Communicator{2, tp_cp * st.dp, tp_cp * st.dp});
-  if (st.dp > 1) p.dp = link_path(topology_, Communicator{st.dp, tp_cp, tp_cp});
+  // Gradients are reduced over dp·cp: context-parallel ranks hold the same weights (Megatron-LM's
+  // data-parallel-with-context group); experts over the dp·cp/ep ranks holding the same experts.
+  const int replicas = st.dp * st.cp;
+  if (replicas > 1) p.dp = link_path(topology_, Communicator{replicas, st.tp, st.tp});
+  const int expert_replicas = replicas / st.ep;
+  if (st.ep > 1 && expert_replicas > 1) {
+    // Every ep-th rank of the dp·cp group holds the same experts.
+    p.expert_dp = link_path(topology_, Communicator{expert_replicas, st.tp * st.ep, st.tp * st.ep});
+  }
   return p;
 }
 
@@ -290,7 +319,7 @@ StepEstimate Estimator::evaluate(const Strategy& st, const SplitPaths& paths) co
   double pp_microbatch = 0.0;
   if (st.pp > 1) {
     const LinkPath& pp_path = paths.pp;
-    const double n = T * h * act_bytes / (sp || st.tp > 1 ? t : 1.0);
+    const double n = T * h * act_bytes / t;
     pp_microbatch = 2.0 * v * comm(Collective::kSendRecv, Algorithm::kAuto, n, pp_path).value;
   }
 
@@ -305,31 +334,31 @@ StepEstimate Estimator::evaluate(const Strategy& st, const SplitPaths& paths) co
   double wire = grad_b;
   if (st.compression.kind == CompressionKind::kFp16) wire = std::min(grad_b, 2.0);
   if (st.compression.kind == CompressionKind::kInt8) wire = 1.0;
-  const double stage_params = mem.optimizer.value / kOptimizerStateBytes * (st.zero >= 1 ? st.dp : 1.0);
   double dp_total = 0.0;
   double dp_exposed = 0.0;
   const double backward_window = 2.0 * layers_per_stage * layer_forward;  // the last micro-batch's backward
   const double forward_window = layers_per_stage * layer_forward;
-  if (st.dp > 1) {
-    const LinkPath& dp_path = paths.dp;
+  // One gradient group: `params` of this GPU's stage replicated over `ranks` ranks on `path`.
+  const auto data_parallel = [&](double params, int ranks, const LinkPath& path) {
+    if (ranks <= 1 || params <= 0.0) return;
     double reduce = 0.0, gather = 0.0;
     if (st.compression.kind == CompressionKind::kTopK) {
       // Top-k sparsified gradients cannot be summed in flight: every rank all-gathers everyone's values and
-      // int32 indices (4 + 4 bytes each), a volume that grows with dp (Shi et al. 2019 §3).
-      const double n = st.dp * st.compression.topk_fraction * stage_params * 8.0;
-      reduce = comm(Collective::kAllGather, Algorithm::kAuto, n, dp_path).value;
+      // int32 indices (4 + 4 bytes each), a volume that grows with the group (Shi et al. 2019 §3).
+      reduce = comm(Collective::kAllGather, Algorithm::kAuto, ranks * st.compression.topk_fraction * params * 8.0,
+                    path)
+                   .value;
     } else if (st.zero == 0) {
-      reduce = comm(Collective::kAllReduce, options_.dp_algorithm, stage_params * wire, dp_path).value;
+      reduce = comm(Collective::kAllReduce, options_.dp_algorithm, params * wire, path).value;
     } else {
-      // Distributed optimizer / ZeRO: reduce-scatter gradients, all-gather updated half-precision weights.
-      reduce = comm(Collective::kReduceScatter, options_.dp_algorithm, stage_params * wire, dp_path).value;
-      gather = comm(Collective::kAllGather, options_.dp_algorithm, stage_params * 2.0, dp_path).value;
+      // Distributed optimizer / ZeRO-1/2: reduce-scatter gradients, all-gather the updated weights once.
+      reduce = comm(Collective::kReduceScatter, options_.dp_algorithm, params * wire, path).value;
+      if (st.zero <= 2) gather = comm(Collective::kAllGather, options_.dp_algorithm, params * 2.0, path).value;
     }
     if (st.zero >= 3) {
-      // ZeRO-3 / FSDP gathers the weights again for every micro-batch's forward and backward.
-      const double regather =
-          comm(Collective::kAllGather, Algorithm::kAuto, stage_params * 2.0, dp_path).value;
-      const double per_mb = 2.0 * regather;
+      // ZeRO-3 / FSDP gathers the weights for every micro-batch's forward and again for its backward,
+      // prefetched behind that micro-batch's compute.
+      const double per_mb = 2.0 * comm(Collective::kAllGather, Algorithm::kAuto, params * 2.0, path).value;
       dp_total += m * per_mb;
       dp_exposed += st.overlap ? m * exposed_after_overlap(per_mb, 3.0 * layers_per_stage * layer_forward,
                                                            gpu.efficiency.overlap)
@@ -337,17 +366,21 @@ StepEstimate Estimator::evaluate(const Strategy& st, const SplitPaths& paths) co
     }
     dp_total += reduce + gather;
     // Bucketed overlap: gradient reduction hides behind the last micro-batch's backward, the weight
-    // all-gather behind the next step's first forward (Megatron-LM
-    // --overlap-grad-reduce/--overlap-param-gather).
+    // all-gather behind the next step's first forward (Megatron-LM --overlap-grad-reduce and
+    // --overlap-param-gather).
     dp_exposed += st.overlap ? exposed_after_overlap(reduce, backward_window, gpu.efficiency.overlap) +
                                    exposed_after_overlap(gather, forward_window, gpu.efficiency.overlap)
                              : reduce + gather;
-  }
+  };
+  const int replicas = st.dp * st.cp;
+  data_parallel(mem.dense_parameters, replicas, paths.dp);
+  data_parallel(mem.expert_parameters, replicas / st.ep, paths.expert_dp);
 
   // ---- Optimizer step (memory bound) and the compression pass with error feedback.
-  const double local_params = stage_params / (st.zero >= 1 ? st.dp : 1.0);
+  const double local_params = mem.optimizer.value / kOptimizerStateBytes;  // what this GPU updates
   double optimizer = memory_bound_time(gpu, Bytes(local_params * kOptimizerTrafficBytes)).value;
   if (st.compression.kind != CompressionKind::kNone) {
+    const double stage_params = mem.dense_parameters + mem.expert_parameters;
     optimizer += memory_bound_time(gpu, Bytes(stage_params * (grad_b + wire + 8.0))).value;
   }
 

@@ -132,8 +132,9 @@ FlopsPerToken flops_per_token(const ModelSpec& m, std::int64_t seq_len, bool cau
   f.forward = layers * (attention_linear + scores) + (layers - moe_layers) * dense_mlp +
               moe_layers * moe_mlp + f.logits;
   f.backward = 2.0 * f.forward;  // gradients w.r.t. inputs and weights (Narayanan et al. 2021 §5.1)
-  // Megatron-LM eq. 3 counts one more forward pass, logits included, under full recompute.
-  f.recompute_full = f.forward;
+  // Full recompute runs every layer's forward again, not the logits layer (Narayanan et al. 2021 eq. 3:
+  // 4 passes over the transformer layers, 3 over the logits).
+  f.recompute_full = f.forward - f.logits;
   f.recompute_selective = f.attention_scores;  // Korthikanti et al. 2022 §5: only the attention core
   return f;
 }
@@ -145,9 +146,10 @@ double megatron_flops_per_iteration(const ModelSpec& m, std::int64_t global_batc
   const double l = m.layers;
   const double h = static_cast<double>(m.hidden);
   const double V = static_cast<double>(m.vocab);
-  // Narayanan et al. 2021, eq. 3 (72 without recompute: forward + backward = 3 forward passes).
-  const double factor = full_recompute ? 96.0 : 72.0;
-  return factor * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * l * h));
+  // Narayanan et al. 2021, eq. 3: 96·B·s·l·h²·(1 + s/6h + V/16lh) with full recompute (the logits layer is
+  // not recomputed); without it, 3 passes: 72·B·s·l·h²·(1 + s/6h + V/12lh).
+  if (full_recompute) return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+  return 72.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * l * h));
 }
 
 double activation_bytes_per_layer(const ModelSpec& m, std::int64_t seq_len, std::int64_t micro_batch, int tp,

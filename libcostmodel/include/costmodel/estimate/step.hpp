@@ -89,7 +89,8 @@ struct SplitPaths {
   LinkPath cp;  ///< cp ranks, stride tp
   LinkPath ep;  ///< ep ranks, stride tp·cp
   LinkPath pp;  ///< neighbouring stages: 2 ranks, stride tp·cp·dp
-  LinkPath dp;  ///< dp ranks, stride tp·cp (all tp·cp groups at once)
+  LinkPath dp;  ///< the gradient group: dp·cp ranks (CP ranks hold the same weights), stride tp
+  LinkPath expert_dp;  ///< MoE experts' gradient group: dp·cp/ep ranks, stride tp·ep
 };
 
 /// The model and cluster prepared once (parameter counts, FLOPs, fabric sizing) so that each

@@ -95,7 +95,8 @@ struct FlopsPerToken {
                                             bool causal = false);
 
 /// Megatron-LM's FLOPs per iteration for GPT models (Narayanan et al. 2021, eq. 3):
-/// 72·B·s·l·h²·(1 + s/6h + V/(12·l·h)), or 96·... with full recompute.
+/// 72·B·s·l·h²·(1 + s/6h + V/(12·l·h)), or 96·B·s·l·h²·(1 + s/6h + V/(16·l·h)) with full
+/// recompute (the logits layer is not recomputed).
 [[nodiscard]] double megatron_flops_per_iteration(const ModelSpec& model, std::int64_t global_batch,
                                                   std::int64_t seq_len, bool full_recompute);
 
