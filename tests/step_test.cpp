@@ -108,7 +108,8 @@ TEST_CASE("activation memory follows Korthikanti et al. 2022 for the micro-batch
   CHECK(est.memory(no_recompute).activations.value == doctest::Approx(96 * none));
   // Interleaving adds (p - 1)/(p·v): v = 2 -> x (1 + 7/16).
   s.vpp = 2;
-  CHECK(est.memory(s).activations.value == doctest::Approx(96 * per_layer * (1 + 7.0 / 16) + (none - per_layer)));
+  CHECK(est.memory(s).activations.value ==
+        doctest::Approx(96 * per_layer * (1 + 7.0 / 16) + (none - per_layer)));
   // ZeRO-1 divides the optimizer states by dp, ZeRO-2 also gradients, ZeRO-3 also weights.
   const Strategy z0 = split(8, 8, 16, 1536);
   Strategy z1 = z0, z2 = z0, z3 = z0;

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "costmodel/units.hpp"
+#include "costmodel/version.hpp"
 
 namespace costmodel::cli {
 
@@ -81,7 +82,7 @@ CommandParser::CommandParser(Context context, std::string usage, std::string des
       usage_(std::move(usage)),
       description_(std::move(description)),
       visible_("Options", 100, 50) {
-  visible_.add_options()("help,h", "print this help and exit");
+  visible_.add_options()("help,h", "print this help and exit")("version", "print the version and exit");
 }
 
 void CommandParser::add_positional(const std::string& name, const po::value_semantic* semantic,
@@ -98,6 +99,10 @@ bool CommandParser::parse(const std::vector<std::string>& args) {
     po::store(po::command_line_parser(args).options(all).positional(positional_).style(style).run(), values_);
     if (values_.count("help") > 0) {
       print_help(std::cout);
+      return false;
+    }
+    if (values_.count("version") > 0) {
+      std::cout << "costmodel " << costmodel::version() << '\n';
       return false;
     }
     po::notify(values_);

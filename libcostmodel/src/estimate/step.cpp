@@ -104,7 +104,8 @@ MemoryBreakdown Estimator::memory(const Strategy& st) const noexcept {
   mem.expert_parameters = experts;
 
   // ZeRO stage 1 shards optimizer states over the replicas, 2 also gradients, 3 also weights (Rajbhandari et
-  // al. 2020 §5). Dense weights are replicated over dp·cp ranks, experts over dp·cp/ep (EP is carved out of DP).
+  // al. 2020 §5). Dense weights are replicated over dp·cp ranks, experts over dp·cp/ep (EP is carved out of
+  // DP).
   const double replicas = d * st.cp;
   const double expert_replicas = std::max(1.0, replicas / ep);
   const auto sharded = [&](double bytes_per_parameter, int from_stage) {
@@ -134,7 +135,7 @@ MemoryBreakdown Estimator::memory(const Strategy& st) const noexcept {
   // selective the attention scores (nothing with flash attention, whose kernel recomputes them itself).
   const Recompute layer_full = options_.flash_attention ? Recompute::kSelective : Recompute::kNone;
   const double full_layer = activation_bytes_per_layer(model_, seq, st.micro_batch, st.tp, sp, layer_full);
-  const double rebuilt = st.recompute == Recompute::kFull ? full_layer
+  const double rebuilt = st.recompute == Recompute::kFull        ? full_layer
                          : st.recompute == Recompute::kSelective ? full_layer - per_layer
                                                                  : 0.0;
   mem.activations = Bytes(in_flight * layers_per_stage * per_layer + rebuilt);
@@ -345,15 +346,16 @@ StepEstimate Estimator::evaluate(const Strategy& st, const SplitPaths& paths) co
     if (st.compression.kind == CompressionKind::kTopK) {
       // Top-k sparsified gradients cannot be summed in flight: every rank all-gathers everyone's values and
       // int32 indices (4 + 4 bytes each), a volume that grows with the group (Shi et al. 2019 §3).
-      reduce = comm(Collective::kAllGather, Algorithm::kAuto, ranks * st.compression.topk_fraction * params * 8.0,
-                    path)
+      reduce = comm(Collective::kAllGather, Algorithm::kAuto,
+                    ranks * st.compression.topk_fraction * params * 8.0, path)
                    .value;
     } else if (st.zero == 0) {
       reduce = comm(Collective::kAllReduce, options_.dp_algorithm, params * wire, path).value;
     } else {
       // Distributed optimizer / ZeRO-1/2: reduce-scatter gradients, all-gather the updated weights once.
       reduce = comm(Collective::kReduceScatter, options_.dp_algorithm, params * wire, path).value;
-      if (st.zero <= 2) gather = comm(Collective::kAllGather, options_.dp_algorithm, params * 2.0, path).value;
+      if (st.zero <= 2)
+        gather = comm(Collective::kAllGather, options_.dp_algorithm, params * 2.0, path).value;
     }
     if (st.zero >= 3) {
       // ZeRO-3 / FSDP gathers the weights for every micro-batch's forward and again for its backward,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -65,15 +66,12 @@ Shape shape_of(const LinkPath& path) {
   return s;
 }
 
+// ⌈log2 x⌉ and ⌊log2 x⌋ for x >= 1, without shifting past the width of int.
 int ceil_log2(int x) {
-  int steps = 0;
-  while ((1 << steps) < x) ++steps;
-  return steps;
+  return x <= 1 ? 0 : static_cast<int>(std::bit_width(static_cast<unsigned>(x - 1)));
 }
 int floor_log2(int x) {
-  int steps = 0;
-  while ((2 << steps) <= x) ++steps;
-  return steps;
+  return x <= 1 ? 0 : static_cast<int>(std::bit_width(static_cast<unsigned>(x))) - 1;
 }
 bool is_power_of_two(int x) {
   return x > 0 && (x & (x - 1)) == 0;

@@ -33,6 +33,14 @@ std::vector<std::string> validate(const ClusterSpec& c) {
     reasons.push_back("gpus (" + std::to_string(c.gpus) + ") is not a multiple of gpus_per_node (" +
                       std::to_string(c.gpus_per_node) + ")");
   }
+  // Counts of ports, links and transceivers stay far inside int: at most 2^24 NIC ports (16.8M).
+  constexpr long long kMaxPorts = 1LL << 24;
+  if (c.gpus > 0 && c.gpus_per_node > 0 && c.nics_per_node > 0 &&
+      static_cast<long long>(c.nodes()) * c.nics_per_node > kMaxPorts) {
+    reasons.push_back(
+        "nodes x nics_per_node = " + std::to_string(static_cast<long long>(c.nodes()) * c.nics_per_node) +
+        " NIC ports; at most 16777216 are supported");
+  }
   if (c.scale_up.domain <= 0) reasons.push_back("scale_up.domain must be positive");
   if (c.scale_up.domain > 0 && c.gpus_per_node > 0 && c.scale_up.domain % c.gpus_per_node != 0 &&
       c.gpus_per_node % c.scale_up.domain != 0) {

@@ -21,7 +21,7 @@ struct MemoryBreakdown {
   Bytes capacity;        ///< the GPU's HBM
   /// The term that overflows capacity: the largest one when total > capacity, else "".
   std::string_view overflow;
-  double dense_parameters = 0;   ///< parameters of the most loaded stage held by one GPU, before ZeRO sharding
+  double dense_parameters = 0;  ///< parameters of the most loaded stage held by one GPU, before ZeRO sharding
   double expert_parameters = 0;  ///< of which MoE experts (replicated over dp·cp/ep ranks, not dp·cp)
 };
 

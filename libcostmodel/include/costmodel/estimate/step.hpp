@@ -70,13 +70,13 @@ struct StepEstimate {
   bool fits_memory = false;             ///< memory.total <= the GPU's HBM
   StepBreakdown breakdown;              ///< where step_time goes, s
   std::optional<double> training_days;  ///< with EstimateOptions::tokens
-  /// GPU-hours x the catalog's hourly price (USD), with EstimateOptions::tokens; the hourly price is an all-in
-  /// rental price (cloud GPU-hours include power), so energy is reported beside it, not added.
+  /// GPU-hours x the catalog's hourly price (USD), with EstimateOptions::tokens; the hourly price is an
+  /// all-in rental price (cloud GPU-hours include power), so energy is reported beside it, not added.
   std::optional<Usd> cost;
   std::optional<double> energy_kwh;  ///< GPUs at TDP + fabric over the training time, kWh, with tokens
-  int switches = 0;                     ///< of the scale-out fabric
-  Usd network_cost;                     ///< scale-out fabric capex, USD (Inventory::capex)
-  Watts power;                          ///< GPUs at TDP + fabric, W
+  int switches = 0;                  ///< of the scale-out fabric
+  Usd network_cost;                  ///< scale-out fabric capex, USD (Inventory::capex)
+  Watts power;                       ///< GPUs at TDP + fabric, W
 
   /// True when the configuration can run (no InvalidReason flag set); it may still not fit in memory.
   [[nodiscard]] bool valid() const { return invalid == kValid; }
@@ -85,11 +85,11 @@ struct StepEstimate {
 /// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only), computed once per
 /// split so that every inner knob (micro-batch, recompute, ZeRO, ...) is evaluated from plain numbers.
 struct SplitPaths {
-  LinkPath tp;  ///< tp ranks, stride 1
-  LinkPath cp;  ///< cp ranks, stride tp
-  LinkPath ep;  ///< ep ranks, stride tp·cp
-  LinkPath pp;  ///< neighbouring stages: 2 ranks, stride tp·cp·dp
-  LinkPath dp;  ///< the gradient group: dp·cp ranks (CP ranks hold the same weights), stride tp
+  LinkPath tp;         ///< tp ranks, stride 1
+  LinkPath cp;         ///< cp ranks, stride tp
+  LinkPath ep;         ///< ep ranks, stride tp·cp
+  LinkPath pp;         ///< neighbouring stages: 2 ranks, stride tp·cp·dp
+  LinkPath dp;         ///< the gradient group: dp·cp ranks (CP ranks hold the same weights), stride tp
   LinkPath expert_dp;  ///< MoE experts' gradient group: dp·cp/ep ranks, stride tp·ep
 };
 
