@@ -81,3 +81,13 @@ TEST_CASE("a model file with a misspelled key exits 2 naming FILE:LINE:COL and t
   CHECK(result.out.empty());
   CHECK(result.err == file + ":4:1: error: hiden: unknown key 'hiden'; did you mean 'hidden'?\n");
 }
+
+TEST_CASE("--version on every command; a cluster beyond 2^24 NIC ports is refused, not overflowed") {
+  const auto version = run_cli({"plan", "--version"});
+  CHECK(version.exit_code == 0);
+  CHECK(version.out.rfind("costmodel ", 0) == 0);
+  const auto huge = run_cli({"topology", "--gpus", "16777216", "--gpus-per-node", "1", "--nics-per-node", "2"});
+  CHECK(huge.exit_code == 2);
+  CHECK(huge.err == "costmodel topology: error: nodes x nics_per_node = 33554432 NIC ports; at most 16777216 are "
+                    "supported\n");
+}
