@@ -86,8 +86,10 @@ TEST_CASE("--version on every command; a cluster beyond 2^24 NIC ports is refuse
   const auto version = run_cli({"plan", "--version"});
   CHECK(version.exit_code == 0);
   CHECK(version.out.rfind("costmodel ", 0) == 0);
-  const auto huge = run_cli({"topology", "--gpus", "16777216", "--gpus-per-node", "1", "--nics-per-node", "2"});
+  const auto huge =
+      run_cli({"topology", "--gpus", "16777216", "--gpus-per-node", "1", "--nics-per-node", "2"});
   CHECK(huge.exit_code == 2);
-  CHECK(huge.err == "costmodel topology: error: nodes x nics_per_node = 33554432 NIC ports; at most 16777216 are "
-                    "supported\n");
+  CHECK(huge.err ==
+        "costmodel topology: error: nodes x nics_per_node = 33554432 NIC ports; at most 16777216 are "
+        "supported\n");
 }
