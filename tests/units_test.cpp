@@ -94,3 +94,15 @@ TEST_CASE("formatting picks a readable prefix") {
   CHECK(format_quantity(1234567.0, Dimension::kUsd) == "$1,234,567");
   CHECK(format_quantity(989e12, Dimension::kFlopsPerSecond) == "989 TFLOP/s");
 }
+
+TEST_CASE("token counts: plain, scientific and suffixed") {
+  CHECK(parse_token_count("300e9") == doctest::Approx(300e9));
+  CHECK(parse_token_count("300000000000") == doctest::Approx(300e9));
+  CHECK(parse_token_count("300B") == doctest::Approx(300e9));
+  CHECK(parse_token_count("1.5T") == doctest::Approx(1.5e12));
+  CHECK(parse_token_count("7M") == doctest::Approx(7e6));
+  CHECK_THROWS_AS((void)parse_token_count("0"), Error);
+  CHECK_THROWS_AS((void)parse_token_count("-5B"), Error);
+  CHECK_THROWS_AS((void)parse_token_count("lots"), Error);
+  CHECK_THROWS_AS((void)parse_token_count("nanB"), Error);
+}

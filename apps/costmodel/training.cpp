@@ -17,44 +17,6 @@ std::optional<bool> on_off(const po::variables_map& values, const std::string& n
                     did_you_mean(*text, {"on", "off"}));
 }
 
-// "300e9", "300000000000", "300B", "1.5T" tokens.
-double parse_tokens(const std::string& text, const Context& context) {
-  std::string digits = text;
-  double scale = 1.0;
-  if (!digits.empty()) {
-    switch (digits.back()) {
-      case 'K':
-      case 'k':
-        scale = 1e3;
-        break;
-      case 'M':
-        scale = 1e6;
-        break;
-      case 'B':
-      case 'G':
-        scale = 1e9;
-        break;
-      case 'T':
-        scale = 1e12;
-        break;
-      default:
-        break;
-    }
-    if (scale != 1.0) digits.pop_back();
-  }
-  double value = 0.0;
-  try {
-    value = parse_number(digits) * scale;
-  } catch (const Error&) {
-    throw usage_error(context, "--tokens",
-                      "expected a token count such as 300e9 or 300B, got '" + text + "'");
-  }
-  if (!(value >= 1.0) || !std::isfinite(value)) {
-    throw usage_error(context, "--tokens", "expected a positive token count, got '" + text + "'");
-  }
-  return value;
-}
-
 Algorithm algorithm_option(const po::variables_map& values, const std::string& name, const Context& context) {
   const auto text = string_option(values, name);
   if (!text) return Algorithm::kAuto;
@@ -121,7 +83,13 @@ TrainingArgs read_training_args(const po::variables_map& values, const Context& 
     }
     a.dtype = *dtype;
   }
-  if (auto text = string_option(values, "tokens")) a.tokens = parse_tokens(*text, context);
+  if (auto text = string_option(values, "tokens")) {
+    try {
+      a.tokens = parse_token_count(*text);
+    } catch (const Error& e) {
+      throw usage_error(context, "--tokens", e.message());
+    }
+  }
   if (auto text = string_option(values, "compression")) {
     try {
       a.compression = parse_compression(*text);

@@ -182,6 +182,42 @@ double parse_number(std::string_view text) {
   return value;
 }
 
+double parse_token_count(std::string_view text) {
+  std::string_view digits = trim(text);
+  double scale = 1.0;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'K':
+      case 'k':
+        scale = 1e3;
+        break;
+      case 'M':
+        scale = 1e6;
+        break;
+      case 'B':
+      case 'G':
+        scale = 1e9;
+        break;
+      case 'T':
+        scale = 1e12;
+        break;
+      default:
+        break;
+    }
+    if (scale != 1.0) digits.remove_suffix(1);
+  }
+  double value = 0.0;
+  try {
+    value = parse_number(digits) * scale;
+  } catch (const Error&) {
+    value = 0.0;
+  }
+  if (!(value >= 1.0) || !std::isfinite(value)) {
+    throw Error("expected a token count such as 300e9 or 300B, got '" + std::string(text) + "'");
+  }
+  return value;
+}
+
 double parse_quantity(std::string_view text, Dimension dimension) {
   std::string_view t = trim(text);
   if (t.empty()) fail(text, dimension, "empty value");

@@ -107,6 +107,10 @@ inline constexpr double kBitsPerByte = 8.0;        ///< bit/B
 [[nodiscard]] Usd parse_usd(std::string_view text);
 [[nodiscard]] UsdPerSecond parse_usd_rate(std::string_view text);
 
+/// Parses a token count: "300e9", "300000000000", or with a k/K, M, B/G or T suffix ("300B", "1.5T");
+/// throws Error unless it is a finite count of at least one token.
+[[nodiscard]] double parse_token_count(std::string_view text);
+
 /// Parses a plain finite number (no unit), e.g. "0.94" or "1e9"; throws Error if it is not one.
 [[nodiscard]] double parse_number(std::string_view text);
 

@@ -88,38 +88,12 @@ void apply_override(YAML::Node base, const std::vector<std::string>& parts, cons
 
 // "300e9", "300000000000", "300B", "1.5T" tokens.
 double read_tokens(const std::string& file, const YAML::Node& node, const std::string& field) {
-  std::string text = yaml::as_string(file, node, field);
-  double scale = 1.0;
-  switch (text.back()) {
-    case 'K':
-    case 'k':
-      scale = 1e3;
-      break;
-    case 'M':
-      scale = 1e6;
-      break;
-    case 'B':
-    case 'G':
-      scale = 1e9;
-      break;
-    case 'T':
-      scale = 1e12;
-      break;
-    default:
-      break;
-  }
-  if (scale != 1.0) text.pop_back();
-  double value = 0.0;
+  const std::string text = yaml::as_string(file, node, field);
   try {
-    value = parse_number(text) * scale;
-  } catch (const Error&) {
-    value = 0.0;
+    return parse_token_count(text);
+  } catch (const Error& e) {
+    throw e.at(yaml::location_of(file, node), field);
   }
-  if (!(value >= 1.0) || !std::isfinite(value)) {
-    throw Error(yaml::location_of(file, node), field,
-                "expected a token count such as 300e9 or 300B, got '" + node.Scalar() + "'");
-  }
-  return value;
 }
 
 std::optional<bool> read_switch_value(yaml::Map& map, const std::string& key) {
