@@ -2,6 +2,8 @@
 // model, the ring/tree crossover, and properties that hold for every input.
 #include <doctest/doctest.h>
 
+#include "network_fixtures.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -39,96 +41,14 @@ void operator delete(void* p, std::size_t) noexcept {
 namespace costmodel {
 namespace {
 
+using namespace costmodel::test;
+
 constexpr double kGB = 1e9;
 const Bytes kLarge(8.0 * 1024 * 1024 * 1024);  // 8 GiB: nccl-tests' plateau
 
-// Datasheet numbers plus the calibrated efficiencies data/*.yaml carries: A100 NVLink 0.77 (230/300),
-// H100 NVLink 0.82 (370/450), H100 NVLS 0.61 (480 / (1.75 x 450)), HDR 0.96 (24/25), NDR 0.94 (47/50).
-GpuSpec a100() {
-  GpuSpec gpu;
-  gpu.name = "a100-80gb";
-  gpu.scale_up.bandwidth = BytesPerSecond(300e9);
-  gpu.scale_up.domain = 8;
-  gpu.scale_up.latency = Seconds(0.7e-6);
-  gpu.scale_up.efficiency = 0.77;
-  return gpu;
-}
-
-GpuSpec h100() {
-  GpuSpec gpu;
-  gpu.name = "h100-sxm";
-  gpu.scale_up.bandwidth = BytesPerSecond(450e9);
-  gpu.scale_up.domain = 8;
-  gpu.scale_up.latency = Seconds(0.7e-6);
-  gpu.scale_up.in_network_reduction = true;
-  gpu.scale_up.efficiency = 0.82;
-  gpu.scale_up.in_network_efficiency = 0.61;
-  return gpu;
-}
-
-LinkSpec hdr() {
-  LinkSpec link;
-  link.name = "ib-hdr-200g";
-  link.line_rate = BytesPerSecond(25e9);
-  link.efficiency = 0.96;
-  link.latency = Seconds(1e-6);
-  link.media = "optical";
-  return link;
-}
-
-LinkSpec ndr() {
-  LinkSpec link;
-  link.name = "ib-ndr-400g";
-  link.line_rate = BytesPerSecond(50e9);
-  link.efficiency = 0.94;
-  link.latency = Seconds(1e-6);
-  link.media = "optical";
-  return link;
-}
-
-SwitchSpec qm8700() {
-  SwitchSpec sw;
-  sw.name = "qm8700";
-  sw.radix = 40;
-  sw.port_bandwidth = BytesPerSecond(25e9);
-  sw.latency = Seconds(130e-9);
-  sw.in_network_reduction = InNetworkReduction::kSharp;
-  return sw;
-}
-
-SwitchSpec qm9700() {
-  SwitchSpec sw;
-  sw.name = "qm9700";
-  sw.radix = 64;
-  sw.port_bandwidth = BytesPerSecond(50e9);
-  sw.latency = Seconds(130e-9);
-  sw.in_network_reduction = InNetworkReduction::kSharp;
-  return sw;
-}
-
-ClusterSpec cluster(const GpuSpec& gpu, int gpus, int gpus_per_node, const LinkSpec& link, int nics,
-                    const SwitchSpec& sw, TopologyKind kind = TopologyKind::kFatTree) {
-  ClusterSpec c;
-  c.gpu = gpu;
-  c.gpus = gpus;
-  c.gpus_per_node = gpus_per_node;
-  c.scale_up = gpu.scale_up;
-  // One NVLink domain per node unless a test builds a multi-node domain (NVL72) itself.
-  c.scale_up.domain = std::min(gpu.scale_up.domain, gpus_per_node);
-  c.topology = kind;
-  c.link = link;
-  c.nics_per_node = nics;
-  c.switch_spec = sw;
-  return c;
-}
-
-ClusterSpec dgx_a100(int gpus) {
-  return cluster(a100(), gpus, 8, hdr(), 8, qm8700());
-}
-ClusterSpec dgx_h100(int gpus, TopologyKind kind = TopologyKind::kFatTree) {
-  return cluster(h100(), gpus, 8, ndr(), 8, qm9700(), kind);
-}
-
+// The hardware of network_fixtures.hpp carries the calibrated efficiencies of data/*.yaml: A100 NVLink 0.77
+// (230/300), H100 NVLink 0.82 (370/450), H100 NVLS 0.61 (480 / (1.75 x 450)), HDR 0.96 (24/25), NDR 0.94
+// (47/50).
 double busbw_gbps(Collective c, Algorithm a, const ClusterSpec& cl, int ranks, Bytes n = kLarge) {
   const CommCost cost = collective_cost(c, a, n, ranks, 1, cl);
   return busbw(c, n, ranks, cost.time).value / kGB;

@@ -2,6 +2,8 @@
 // Every expected number is derived by hand in the comment above it.
 #include <doctest/doctest.h>
 
+#include "network_fixtures.hpp"
+
 #include <algorithm>
 
 #include "costmodel/error.hpp"
@@ -10,105 +12,9 @@
 namespace costmodel {
 namespace {
 
+using namespace costmodel::test;
+
 // Datasheet numbers (the catalog entries are loaded elsewhere; these tests stand alone).
-GpuSpec a100() {
-  GpuSpec gpu;
-  gpu.name = "a100-80gb";
-  gpu.scale_up.bandwidth = BytesPerSecond(300e9);  // 12 NVLink3 x 25 GB/s per direction
-  gpu.scale_up.domain = 8;
-  gpu.scale_up.latency = Seconds(0.7e-6);
-  gpu.scale_up.efficiency = 0.77;
-  return gpu;
-}
-
-GpuSpec h100() {
-  GpuSpec gpu;
-  gpu.name = "h100-sxm";
-  gpu.scale_up.bandwidth = BytesPerSecond(450e9);  // 18 NVLink4 x 25 GB/s per direction
-  gpu.scale_up.domain = 8;
-  gpu.scale_up.latency = Seconds(0.7e-6);
-  gpu.scale_up.in_network_reduction = true;
-  gpu.scale_up.efficiency = 0.82;
-  gpu.scale_up.in_network_efficiency = 0.61;
-  return gpu;
-}
-
-LinkSpec hdr() {
-  LinkSpec link;
-  link.name = "ib-hdr-200g";
-  link.line_rate = BytesPerSecond(25e9);  // 200 Gb/s
-  link.efficiency = 0.96;
-  link.latency = Seconds(1e-6);
-  link.media = "optical";
-  link.transceiver_power = Watts(4.5);
-  link.transceiver_price = Usd(700);
-  link.nic_power = Watts(20);
-  link.nic_price = Usd(1500);
-  return link;
-}
-
-LinkSpec ndr() {
-  LinkSpec link;
-  link.name = "ib-ndr-400g";
-  link.line_rate = BytesPerSecond(50e9);  // 400 Gb/s
-  link.efficiency = 0.94;
-  link.latency = Seconds(1e-6);
-  link.media = "optical";
-  link.transceiver_power = Watts(8.5);
-  link.transceiver_price = Usd(1000);
-  link.nic_power = Watts(25);
-  link.nic_price = Usd(2200);
-  return link;
-}
-
-SwitchSpec qm8700() {
-  SwitchSpec sw;
-  sw.name = "qm8700";
-  sw.radix = 40;
-  sw.port_bandwidth = BytesPerSecond(25e9);
-  sw.latency = Seconds(130e-9);
-  sw.power = Watts(253);
-  sw.price = Usd(18000);
-  sw.in_network_reduction = InNetworkReduction::kSharp;
-  return sw;
-}
-
-SwitchSpec qm9700() {
-  SwitchSpec sw;
-  sw.name = "qm9700";
-  sw.radix = 64;
-  sw.port_bandwidth = BytesPerSecond(50e9);
-  sw.latency = Seconds(130e-9);
-  sw.power = Watts(750);
-  sw.price = Usd(30000);
-  sw.in_network_reduction = InNetworkReduction::kSharp;
-  return sw;
-}
-
-ClusterSpec cluster(const GpuSpec& gpu, int gpus, int gpus_per_node, const LinkSpec& link, int nics,
-                    const SwitchSpec& sw, TopologyKind kind, double oversubscription = 1.0) {
-  ClusterSpec c;
-  c.gpu = gpu;
-  c.gpus = gpus;
-  c.gpus_per_node = gpus_per_node;
-  c.scale_up = gpu.scale_up;
-  // One NVLink domain per node unless a test builds a multi-node domain (NVL72) itself.
-  c.scale_up.domain = std::min(gpu.scale_up.domain, gpus_per_node);
-  c.topology = kind;
-  c.link = link;
-  c.nics_per_node = nics;
-  c.switch_spec = sw;
-  c.oversubscription = oversubscription;
-  return c;
-}
-
-ClusterSpec dgx_a100(int gpus, TopologyKind kind = TopologyKind::kFatTree, double r = 1.0) {
-  return cluster(a100(), gpus, 8, hdr(), 8, qm8700(), kind, r);
-}
-ClusterSpec dgx_h100(int gpus, TopologyKind kind) {
-  return cluster(h100(), gpus, 8, ndr(), 8, qm9700(), kind);
-}
-
 void check_tiers(const Inventory& inv, int leaf, int spine, int core) {
   CHECK(inv.switches_per_tier[0] == leaf);
   CHECK(inv.switches_per_tier[1] == spine);
