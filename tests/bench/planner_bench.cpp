@@ -42,9 +42,12 @@ void BM_EstimatorEvaluate(benchmark::State& state) {
   const PlanRequest request = gpt3_on_4096();
   const Estimator estimator(request.model, request.cluster, request.options);
   const Strategy strategy = prepared_strategy();
-  const SplitPaths paths = estimator.paths(strategy);  // prepared once per split, as the planner does
+  // Prepared as the planner's inner loop has it: the split's paths once per split, check() and the memory
+  // pre-check (BM_EstimatorMemoryPrecheck) already done for the candidate.
+  const SplitPaths paths = estimator.paths(strategy);
+  const MemoryBreakdown memory = estimator.memory(strategy);
   for (auto _ : state) {
-    benchmark::DoNotOptimize(estimator.evaluate(strategy, paths));
+    benchmark::DoNotOptimize(estimator.evaluate_checked(strategy, paths, memory));
   }
   state.SetItemsProcessed(state.iterations());
 }

@@ -57,26 +57,7 @@ Estimator::Estimator(const ModelSpec& model, const ClusterSpec& cluster, const E
 }
 
 std::uint32_t Estimator::check(const Strategy& st) const noexcept {
-  std::uint32_t reasons = kValid;
-  if (st.tp < 1 || st.pp < 1 || st.dp < 1 || st.cp < 1 || st.ep < 1 || st.vpp < 1 || st.micro_batch < 1 ||
-      st.global_batch < 1 || st.zero < 0 || st.zero > 3) {
-    return kBadDegree;
-  }
-  if (static_cast<long long>(st.tp) * st.pp * st.dp * st.cp != cluster_.gpus) reasons |= kBadProduct;
-  if (model_.heads % st.tp != 0 || (model_.kv_heads % st.tp != 0 && st.tp % model_.kv_heads != 0)) {
-    reasons |= kHeadsIndivisible;
-  }
-  if (model_.layers % (st.pp * st.vpp) != 0 || (st.vpp > 1 && st.pp == 1)) reasons |= kLayersIndivisible;
-  const long long per_step = static_cast<long long>(st.dp) * st.micro_batch;
-  if (st.global_batch % per_step != 0 || (st.vpp > 1 && (st.global_batch / per_step) % st.pp != 0)) {
-    reasons |= kBatchIndivisible;
-  }
-  if (model_.seq_len % st.cp != 0) reasons |= kSeqIndivisible;
-  if (st.ep > 1 && (!model_.is_moe() || model_.moe->experts % st.ep != 0 || st.dp % st.ep != 0)) {
-    reasons |= kExpertsIndivisible;
-  }
-  if (!cluster_.gpu.supports(st.dtype)) reasons |= kDtypeUnsupported;
-  return reasons;
+  return costmodel::check(st, model_, cluster_);
 }
 
 MemoryBreakdown Estimator::memory(const Strategy& st) const noexcept {
@@ -205,6 +186,16 @@ StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {
 }
 
 StepEstimate Estimator::evaluate(const Strategy& st, const SplitPaths& paths) const noexcept {
+  if (const std::uint32_t invalid = check(st); invalid != kValid) {
+    StepEstimate e = evaluate_checked(st, paths, MemoryBreakdown{}, false);
+    e.invalid = invalid;
+    return e;
+  }
+  return evaluate_checked(st, paths, memory(st));
+}
+
+StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& paths,
+                                         const MemoryBreakdown& mem, bool valid) const noexcept {
   StepEstimate e;
   e.strategy = st;
   e.topology = cluster_.topology;
@@ -212,8 +203,7 @@ StepEstimate Estimator::evaluate(const Strategy& st, const SplitPaths& paths) co
   e.switches = topology_.inventory.switches;
   e.network_cost = topology_.inventory.capex;
   e.power = Watts(cluster_.gpu.tdp.value * cluster_.gpus + topology_.inventory.power.value);
-  e.invalid = check(st);
-  if (!e.valid()) return e;
+  if (!valid) return e;
 
   const GpuSpec& gpu = cluster_.gpu;
   const Dtype dt = st.dtype;
@@ -330,7 +320,6 @@ StepEstimate Estimator::evaluate(const Strategy& st, const SplitPaths& paths) co
   const double bubble = (p - 1.0) / v * per_microbatch;
 
   // ---- Data parallelism: gradients of the stage's parameters across dp (expert parameters across dp/ep).
-  const MemoryBreakdown mem = memory(st);
   const double grad_b = gradient_bytes(dt);
   double wire = grad_b;
   if (st.compression.kind == CompressionKind::kFp16) wire = std::min(grad_b, 2.0);

@@ -123,7 +123,7 @@ class Search {
         remember(1, memory.total.value / memory.capacity.value, s);
         return;
       }
-      Ranked r{{}, estimator.evaluate(s, paths)};
+      Ranked r{{}, estimator.evaluate_checked(s, paths, memory)};
       if (!r.estimate.valid()) {
         count_invalid(r.estimate.invalid, s);
         return;

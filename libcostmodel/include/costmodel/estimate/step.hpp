@@ -41,19 +41,6 @@ struct StepBreakdown {
   Seconds optimizer;        ///< optimizer step (memory bound) + gradient compression passes
 };
 
-/// Bit flags of why a configuration cannot run (validate() gives them in words).
-enum InvalidReason : std::uint32_t {
-  kValid = 0,
-  kBadProduct = 1u << 0,          ///< tp·pp·dp·cp != GPUs
-  kHeadsIndivisible = 1u << 1,    ///< heads or kv_heads vs tp
-  kLayersIndivisible = 1u << 2,   ///< layers % (pp·vpp)
-  kBatchIndivisible = 1u << 3,    ///< global batch % (dp·micro_batch), or interleaving's micro-batches % pp
-  kSeqIndivisible = 1u << 4,      ///< seq_len % cp
-  kExpertsIndivisible = 1u << 5,  ///< ep vs experts and dp, or ep on a dense model
-  kDtypeUnsupported = 1u << 6,
-  kBadDegree = 1u << 7,  ///< a degree < 1, zero stage outside 0..3
-};
-
 /// The estimate of one configuration. All numbers SI; never NaN.
 struct StepEstimate {
   Strategy strategy;                               ///< the configuration estimated
@@ -104,6 +91,11 @@ class Estimator {
   [[nodiscard]] StepEstimate evaluate(const Strategy& strategy) const noexcept;
   /// The same with the split's communicator paths already computed by paths(): the planner's inner loop.
   [[nodiscard]] StepEstimate evaluate(const Strategy& strategy, const SplitPaths& paths) const noexcept;
+  /// The planner's inner loop: `strategy` already passed check() and `memory` is memory(strategy), so neither
+  /// is computed again. `valid` false returns the fabric fields only.
+  [[nodiscard]] StepEstimate evaluate_checked(const Strategy& strategy, const SplitPaths& paths,
+                                              const MemoryBreakdown& memory,
+                                              bool valid = true) const noexcept;
   /// The communicator paths of `strategy`'s split (requires check(strategy) == kValid).
   [[nodiscard]] SplitPaths paths(const Strategy& strategy) const noexcept;
   /// Memory per GPU only: the planner's cheap pre-check.

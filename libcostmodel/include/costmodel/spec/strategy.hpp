@@ -1,6 +1,7 @@
 #pragma once
 // Strategy: one parallel execution of a model on a cluster (Calculon's "execution").
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,23 @@ struct Strategy {
 /// (Llama 2: 4M tokens, Touvron et al. 2023 §2.2; GPT-3 175B: 3.2M, Brown et al. 2020), and at least one
 /// sequence per 8 GPUs so that large clusters keep data parallelism.
 [[nodiscard]] int default_global_batch(const ModelSpec& model, int gpus);
+
+/// Bit flags of why a configuration cannot run (validate() gives them in words).
+enum InvalidReason : std::uint32_t {
+  kValid = 0,
+  kBadProduct = 1u << 0,          ///< tp·pp·dp·cp != GPUs
+  kHeadsIndivisible = 1u << 1,    ///< heads or kv_heads vs tp
+  kLayersIndivisible = 1u << 2,   ///< layers % (pp·vpp)
+  kBatchIndivisible = 1u << 3,    ///< global batch % (dp·micro_batch), or interleaving's micro-batches % pp
+  kSeqIndivisible = 1u << 4,      ///< seq_len % cp
+  kExpertsIndivisible = 1u << 5,  ///< ep vs experts and dp, or ep on a dense model
+  kDtypeUnsupported = 1u << 6,
+  kBadDegree = 1u << 7,  ///< a degree < 1, zero stage outside 0..3
+};
+
+/// InvalidReason flags of `strategy` on `model` and `cluster` (kValid when it can run); allocates nothing.
+[[nodiscard]] std::uint32_t check(const Strategy& strategy, const ModelSpec& model,
+                                  const ClusterSpec& cluster) noexcept;
 
 /// Every reason `strategy` cannot run `model` on `cluster` (empty when it can): product of the degrees vs
 /// GPUs, heads divisible by tp, layers by pp*vpp, global batch by dp*micro_batch, ep dividing dp and experts,
