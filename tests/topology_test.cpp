@@ -277,16 +277,22 @@ TEST_CASE("paths: per-rank bandwidth, hops, latency and in-network reduction") {
     CHECK(p.scale_out.reduction_bandwidth.value == doctest::Approx(24e9));  // SHARP
     CHECK(p.scale_up.reduction_bandwidth.value == 0.0);                     // A100: no NVLS
   }
-  SUBCASE("a DP group of stride 8 shares the NICs only with concurrent groups") {
-    // 16 ranks, one per node: alone it may drive all 8 NICs (192 GB/s); with the 8 TP-offset DP groups
-    // all-reducing at once, 24 GB/s each.
+  SUBCASE("a rank drives its own NIC; concurrent groups share the node's NICs") {
+    // 16 ranks, one per node: alone a rank still drives only its own NIC (8 NICs / 8 GPUs: 24 GB/s); with
+    // the 8 TP-offset DP groups all-reducing at once, 24 GB/s each as well. With 2 GPUs per node and 8
+    // NICs, a rank owns 4 NICs: 96 GB/s.
     const ClusterSpec c = dgx_a100(128);
     const LinkPath alone = link_path(c, Communicator{16, 8, 1});
     const LinkPath together = link_path(c, Communicator{16, 8, 8});
     CHECK(alone.ranks_per_node == 1);
     CHECK(alone.scale_up.ranks == 1);
-    CHECK(alone.scale_out.bandwidth.value == doctest::Approx(192e9));
+    CHECK(alone.scale_out.bandwidth.value == doctest::Approx(24e9));
     CHECK(together.scale_out.bandwidth.value == doctest::Approx(24e9));
+    ClusterSpec wide = c;
+    wide.gpus_per_node = 2;
+    wide.scale_up.domain = 2;
+    const LinkPath owns_four = link_path(wide, Communicator{16, 2, 1});
+    CHECK(owns_four.scale_out.bandwidth.value == doctest::Approx(96e9));
   }
   SUBCASE("oversubscription caps traffic that leaves the leaf") {
     // 3:1, 64-port leaves: 48 ports = 6 nodes per leaf. 6 nodes stay (1 hop, 47 GB/s per rank);

@@ -416,7 +416,10 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
 
   // The node's NICs are shared by its ranks of this and of the concurrent communicators.
   const int sharers = std::min(topo.gpus_per_node, path.ranks_per_node * comm.concurrent_groups);
-  const double nic_share = static_cast<double>(topo.nics_per_node) / sharers;
+  // A rank drives at most its own NICs (nics / GPUs per node, rounded up), even when it is alone on its node:
+  // NCCL's rings leave through the NIC nearest each GPU (PXN only re-routes between rails).
+  const double own_nics = std::ceil(static_cast<double>(topo.nics_per_node) / topo.gpus_per_node);
+  const double nic_share = std::min(static_cast<double>(topo.nics_per_node) / sharers, own_nics);
   const BytesPerSecond rank_bandwidth = topo.nic_bandwidth * nic_share;
   const BytesPerSecond rank_line = topo.nic_line_rate * nic_share;
 
