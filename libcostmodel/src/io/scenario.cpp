@@ -455,14 +455,17 @@ Scenario scenario_from(const std::string& text, const yaml::Document& document, 
   // Every variant x every combination of the swept values (odometer, last path fastest). Each case re-reads
   // the document so that overrides replace nodes in a fresh tree and errors keep their positions.
   const size_t variant_count = std::max<size_t>(1, variants.size());
+  constexpr size_t kMaxCases = 10000;
+  // Counted in floating point so that many axes cannot wrap the product around.
+  double cases = static_cast<double>(variant_count);
+  for (const auto& axis : axes) cases *= static_cast<double>(axis.labels.size());
+  if (cases > static_cast<double>(kMaxCases)) {
+    throw Error(
+        yaml::location_of(document.file, document.root["sweep"]), "sweep",
+        format_number(cases, 6) + " cases, more than " + std::to_string(kMaxCases) + "; sweep fewer values");
+  }
   size_t combinations = 1;
   for (const auto& axis : axes) combinations *= axis.labels.size();
-  constexpr size_t kMaxCases = 10000;
-  if (variant_count * combinations > kMaxCases) {
-    throw Error(yaml::location_of(document.file, document.root["sweep"]), "sweep",
-                std::to_string(variant_count * combinations) + " cases, more than " +
-                    std::to_string(kMaxCases) + "; sweep fewer values");
-  }
   for (size_t v = 0; v < variant_count; ++v) {
     for (size_t k = 0; k < combinations; ++k) {
       const yaml::Document fresh = yaml::parse_text(text, document.file);
