@@ -16,7 +16,9 @@
 #include "nccl_tests_log.hpp"
 
 using costmodel::Json;
+using costmodel::test::check_one_line_error;
 using costmodel::test::CliResult;
+using costmodel::test::contains;
 using costmodel::test::parse_json;
 using costmodel::test::run_cli;
 using costmodel::test::TempDir;
@@ -25,10 +27,6 @@ namespace {
 
 std::string fixture(const std::string& name) {
   return std::string(COSTMODEL_TEST_FIXTURES) + "/nccl/" + name;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 double number(const Json& object, const std::string& key) {

@@ -12,23 +12,13 @@
 #include "cli_runner.hpp"
 
 using costmodel::Json;
+using costmodel::test::check_one_line_error;
 using costmodel::test::CliResult;
+using costmodel::test::contains;
 using costmodel::test::parse_json;
 using costmodel::test::run_cli;
 
 namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-/// Errors are one line on stderr and nothing on stdout.
-void check_one_line_error(const CliResult& result, int exit_code) {
-  CHECK(result.exit_code == exit_code);
-  CHECK(result.out.empty());
-  REQUIRE_FALSE(result.err.empty());
-  CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
-}
 
 const Json& member(const Json& object, const std::string& key) {
   const Json* value = object.find(key);

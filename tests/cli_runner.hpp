@@ -10,6 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <doctest/doctest.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -350,6 +353,20 @@ class JsonParser {
 
 inline Json parse_json(std::string_view text) {
   return JsonParser(text).parse_document();
+}
+
+/// Whether `part` occurs in `text`.
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// Errors are one line on stderr, ending in a newline, and nothing on stdout.
+inline void check_one_line_error(const CliResult& result, int exit_code) {
+  CHECK(result.exit_code == exit_code);
+  CHECK(result.out.empty());
+  REQUIRE_FALSE(result.err.empty());
+  CHECK(result.err.back() == '\n');
+  CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
 }
 
 }  // namespace costmodel::test
