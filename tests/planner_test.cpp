@@ -291,24 +291,6 @@ TEST_CASE("bad requests are errors") {
 namespace costmodel {
 namespace {
 
-/// The stated knobs of a published run pinned; the rest left to the planner.
-SearchSpace pinned(const StatedTraining& t) {
-  SearchSpace s;
-  const auto pin = [](std::vector<int>& knob, const std::optional<int>& value) {
-    if (value) knob = {*value};
-  };
-  pin(s.tp, t.tp);
-  pin(s.pp, t.pp);
-  pin(s.dp, t.dp);
-  pin(s.cp, t.cp);
-  pin(s.ep, t.ep);
-  pin(s.vpp, t.vpp);
-  pin(s.micro_batch, t.micro_batch);
-  pin(s.zero, t.zero);
-  if (t.recompute) s.recompute = {*t.recompute};
-  return s;
-}
-
 TEST_CASE("published runs: the published split is feasible and the planner's best is at least as fast") {
   const Catalog catalog = load_catalog();
   const auto runs = load_published_runs(COSTMODEL_TEST_SOURCE_DIR "/data/published-runs.yaml", catalog);
@@ -323,12 +305,13 @@ TEST_CASE("published runs: the published split is feasible and the planner's bes
     request.options.tokens = run.training.tokens;
     request.top_k = 1;
     request.threads = 2;
-    request.space = pinned(run.training);
+    request.space = pinned(SearchSpace{}, run.training.pins);
     // A published TP degree beyond the scale-up domain is honoured as a pin.
     const PlanResult published = plan(request);
     CHECK(published.feasible > 0);
     request.space = SearchSpace{};
-    request.space.tp_beyond_node = run.training.tp && *run.training.tp > run.cluster.scale_up_domain();
+    request.space.tp_beyond_node =
+        run.training.pins.tp && *run.training.pins.tp > run.cluster.scale_up_domain();
     const PlanResult best = plan(request);
     REQUIRE(!best.top.empty());
     if (!published.top.empty()) {

@@ -250,3 +250,17 @@ TEST_CASE("bad inputs are errors") {
 
 }  // namespace
 }  // namespace costmodel
+
+TEST_CASE("pins fix exactly the knobs they set") {
+  costmodel::Pins pins;
+  pins.tp = 8;
+  pins.recompute = costmodel::Recompute::kFull;
+  pins.overlap = false;
+  const costmodel::SearchSpace s = costmodel::pinned(costmodel::SearchSpace{}, pins);
+  CHECK(s.tp == std::vector<int>{8});
+  CHECK(s.recompute == std::vector<costmodel::Recompute>{costmodel::Recompute::kFull});
+  CHECK(s.overlap == std::vector<bool>{false});
+  CHECK(s.pp.empty());
+  CHECK(s.zero.empty());
+  CHECK(s.sequence_parallel.empty());
+}

@@ -37,7 +37,7 @@ TEST_CASE("the published runs file is read strictly") {
   const auto& gpt3 = runs[10];
   CHECK(gpt3.id == "megatron21_gpt3_34days");
   CHECK(gpt3.training.tokens.value() == doctest::Approx(300e9));
-  CHECK_FALSE(gpt3.training.tp.has_value());
+  CHECK_FALSE(gpt3.training.pins.tp.has_value());
   CHECK(gpt3.measured.training_days.value() == doctest::Approx(34));
   CHECK(gpt3.measured.hardware_convention);
   CHECK(runs[11].measured.mfu.value() == doctest::Approx(0.41));

@@ -92,19 +92,19 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
   const ModelSpec model = make_model(training, catalog);
 
   Strategy st;
-  st.tp = *training.tp;
-  st.pp = *training.pp;
-  st.dp = *training.dp;
-  st.cp = training.cp.value_or(1);
-  st.ep = training.ep.value_or(1);
-  st.vpp = training.vpp.value_or(1);
-  st.micro_batch = training.micro_batch.value_or(1);
+  st.tp = *training.pins.tp;
+  st.pp = *training.pins.pp;
+  st.dp = *training.pins.dp;
+  st.cp = training.pins.cp.value_or(1);
+  st.ep = training.pins.ep.value_or(1);
+  st.vpp = training.pins.vpp.value_or(1);
+  st.micro_batch = training.pins.micro_batch.value_or(1);
   st.global_batch = training.global_batch.value_or(default_global_batch(model, cluster.gpus));
-  st.recompute = training.recompute.value_or(Recompute::kNone);
-  st.zero = training.zero.value_or(0);
+  st.recompute = training.pins.recompute.value_or(Recompute::kNone);
+  st.zero = training.pins.zero.value_or(0);
   st.dtype = training.dtype;
-  st.overlap = training.overlap.value_or(true);
-  st.sequence_parallel = training.sequence_parallel.value_or(true);
+  st.overlap = training.pins.overlap.value_or(true);
+  st.sequence_parallel = training.pins.sequence_parallel.value_or(true);
   st.compression = training.compression;
 
   const std::vector<std::string> reasons = validate(st, model, cluster);

@@ -93,27 +93,6 @@ std::vector<TopologyChoice> parse_topologies(const std::string& text, const Cont
   return choices;
 }
 
-/// The knobs the [training] flags pin; the rest stay empty, for the planner to search.
-SearchSpace space_from(const TrainingArgs& t, const po::variables_map& values) {
-  SearchSpace space;
-  const auto pin = [](std::vector<int>& knob, const std::optional<int>& value) {
-    if (value) knob = {*value};
-  };
-  pin(space.tp, t.tp);
-  pin(space.pp, t.pp);
-  pin(space.dp, t.dp);
-  pin(space.cp, t.cp);
-  pin(space.ep, t.ep);
-  pin(space.vpp, t.vpp);
-  pin(space.micro_batch, t.micro_batch);
-  pin(space.zero, t.zero);
-  if (t.recompute) space.recompute = {*t.recompute};
-  if (t.overlap) space.overlap = {*t.overlap};
-  if (t.sequence_parallel) space.sequence_parallel = {*t.sequence_parallel};
-  space.tp_beyond_node = values.count("tp-beyond-node") > 0;
-  return space;
-}
-
 std::string describe(const Strategy& s) {
   std::ostringstream text;
   text << "tp=" << s.tp << " pp=" << s.pp << " dp=" << s.dp << " cp=" << s.cp << " ep=" << s.ep
@@ -242,7 +221,8 @@ int run_plan(const std::vector<std::string>& args, const Context& context) {
       training.global_batch.value_or(default_global_batch(request.model, request.cluster.gpus));
   request.training.dtype = training.dtype;
   request.training.compression = training.compression;
-  request.space = space_from(training, values);
+  request.space = pinned(SearchSpace{}, training.pins);
+  request.space.tp_beyond_node = values.count("tp-beyond-node") > 0;
   request.options = training.options;
   if (const auto top = positive_int(values, "top", context)) {
     request.top_k = *top;

@@ -64,17 +64,17 @@ TrainingArgs read_training_args(const po::variables_map& values, const Context& 
   if (auto model = string_option(values, "model")) a.model = *model;
   a.seq_len = positive_int(values, "seq-len", context);
   a.global_batch = positive_int(values, "global-batch", context);
-  a.micro_batch = positive_int(values, "micro-batch", context);
+  a.pins.micro_batch = positive_int(values, "micro-batch", context);
   if (auto text = string_option(values, "recompute")) {
-    a.recompute = parse_recompute(*text);
-    if (!a.recompute) {
+    a.pins.recompute = parse_recompute(*text);
+    if (!a.pins.recompute) {
       throw usage_error(context, "--recompute", "expected none, selective or full, got '" + *text + "'",
                         did_you_mean(*text, {"none", "selective", "full"}));
     }
   }
-  a.zero = nonnegative_int(values, "zero", context);
-  if (a.zero && *a.zero > 3)
-    throw usage_error(context, "--zero", "expected 0, 1, 2 or 3, got " + std::to_string(*a.zero));
+  a.pins.zero = nonnegative_int(values, "zero", context);
+  if (a.pins.zero && *a.pins.zero > 3)
+    throw usage_error(context, "--zero", "expected 0, 1, 2 or 3, got " + std::to_string(*a.pins.zero));
   if (auto text = string_option(values, "dtype")) {
     const auto dtype = parse_dtype(*text);
     if (!dtype || (*dtype != Dtype::kBf16 && *dtype != Dtype::kFp16 && *dtype != Dtype::kFp8)) {
@@ -97,8 +97,8 @@ TrainingArgs read_training_args(const po::variables_map& values, const Context& 
       throw usage_error(context, "--compression", e.message());
     }
   }
-  a.overlap = on_off(values, "overlap", context);
-  a.sequence_parallel = on_off(values, "sequence-parallel", context);
+  a.pins.overlap = on_off(values, "overlap", context);
+  a.pins.sequence_parallel = on_off(values, "sequence-parallel", context);
   if (auto text = string_option(values, "attention")) {
     if (*text != "flash" && *text != "standard") {
       throw usage_error(context, "--attention", "expected flash or standard, got '" + *text + "'",
@@ -109,12 +109,12 @@ TrainingArgs read_training_args(const po::variables_map& values, const Context& 
   a.options.dp_algorithm = algorithm_option(values, "dp-algo", context);
   a.options.tp_algorithm = algorithm_option(values, "tp-algo", context);
   a.options.tokens = a.tokens;
-  a.tp = positive_int(values, "tp", context);
-  a.pp = positive_int(values, "pp", context);
-  a.dp = positive_int(values, "dp", context);
-  a.cp = positive_int(values, "cp", context);
-  a.ep = positive_int(values, "ep", context);
-  a.vpp = positive_int(values, "vpp", context);
+  a.pins.tp = positive_int(values, "tp", context);
+  a.pins.pp = positive_int(values, "pp", context);
+  a.pins.dp = positive_int(values, "dp", context);
+  a.pins.cp = positive_int(values, "cp", context);
+  a.pins.ep = positive_int(values, "ep", context);
+  a.pins.vpp = positive_int(values, "vpp", context);
   return a;
 }
 

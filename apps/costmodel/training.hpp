@@ -16,17 +16,12 @@ struct TrainingArgs {
   std::string model = "gpt3-175b";  ///< --model NAME|FILE.yaml
   std::optional<int> seq_len;       ///< --seq-len overrides the model's
   std::optional<int> global_batch;  ///< sequences per step
-  std::optional<int> micro_batch;
-  std::optional<Recompute> recompute;
-  std::optional<int> zero;
   Dtype dtype = Dtype::kBf16;
   std::optional<double> tokens;  ///< --tokens, for days and cost
   Compression compression;
-  std::optional<bool> overlap;
-  std::optional<bool> sequence_parallel;
   EstimateOptions options;  ///< --attention, --dp-algo, --tp-algo (tokens copied in)
-  // pins: --tp --pp --dp --cp --ep --vpp
-  std::optional<int> tp, pp, dp, cp, ep, vpp;
+  Pins pins;                ///< --tp --pp --dp --cp --ep --vpp --micro-batch --recompute --zero --overlap
+                            ///< --sequence-parallel
 };
 
 /// Adds --model and the [training] flags; `pins` adds --tp --pp --dp --cp --ep --vpp.

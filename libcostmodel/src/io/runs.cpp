@@ -32,17 +32,17 @@ std::vector<PublishedRun> load_published_runs(const std::string& path, const Cat
       if (auto v = training.optional_integer(key, 1, 1 << 24)) return static_cast<int>(*v);
       return std::nullopt;
     };
-    t.tp = degree("tp");
-    t.pp = degree("pp");
-    t.dp = degree("dp");
-    t.cp = degree("cp");
-    t.ep = degree("ep");
-    t.vpp = degree("vpp");
-    t.micro_batch = degree("micro_batch");
+    t.pins.tp = degree("tp");
+    t.pins.pp = degree("pp");
+    t.pins.dp = degree("dp");
+    t.pins.cp = degree("cp");
+    t.pins.ep = degree("ep");
+    t.pins.vpp = degree("vpp");
+    t.pins.micro_batch = degree("micro_batch");
     t.global_batch = static_cast<int>(training.integer("global_batch", 1, 1 << 24));
     if (auto r = training.optional_choice("recompute", {"none", "selective", "full"}))
-      t.recompute = parse_recompute(*r);
-    if (auto z = training.optional_integer("zero", 0, 3)) t.zero = static_cast<int>(*z);
+      t.pins.recompute = parse_recompute(*r);
+    if (auto z = training.optional_integer("zero", 0, 3)) t.pins.zero = static_cast<int>(*z);
     t.dtype = *parse_dtype(
         training.optional_choice("dtype", {"fp32", "tf32", "bf16", "fp16", "fp8"}).value_or("bf16"));
     t.tokens = training.optional_number("tokens", 1.0, 1e18);

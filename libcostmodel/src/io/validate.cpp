@@ -15,18 +15,7 @@ PlanRequest request_for(const PublishedRun& run, int threads) {
   const StatedTraining& t = run.training;
   request.training.global_batch = t.global_batch;
   request.training.dtype = t.dtype;
-  const auto pin = [](std::vector<int>& knob, const std::optional<int>& value) {
-    if (value) knob = {*value};
-  };
-  pin(request.space.tp, t.tp);
-  pin(request.space.pp, t.pp);
-  pin(request.space.dp, t.dp);
-  pin(request.space.cp, t.cp);
-  pin(request.space.ep, t.ep);
-  pin(request.space.vpp, t.vpp);
-  pin(request.space.micro_batch, t.micro_batch);
-  pin(request.space.zero, t.zero);
-  if (t.recompute) request.space.recompute = {*t.recompute};
+  request.space = pinned(request.space, t.pins);
   // Megatron-LM's interleaved schedule takes any divisor of the layers per stage.
   request.space.max_vpp = run.model.layers;
   request.options.tokens = t.tokens;

@@ -147,4 +147,22 @@ Strategy CandidateSpace::representative(const ParallelSplit& split) const {
   return s;
 }
 
+SearchSpace pinned(SearchSpace space, const Pins& pins) {
+  const auto pin = [](std::vector<int>& knob, const std::optional<int>& value) {
+    if (value) knob = {*value};
+  };
+  pin(space.tp, pins.tp);
+  pin(space.pp, pins.pp);
+  pin(space.dp, pins.dp);
+  pin(space.cp, pins.cp);
+  pin(space.ep, pins.ep);
+  pin(space.vpp, pins.vpp);
+  pin(space.micro_batch, pins.micro_batch);
+  pin(space.zero, pins.zero);
+  if (pins.recompute) space.recompute = {*pins.recompute};
+  if (pins.overlap) space.overlap = {*pins.overlap};
+  if (pins.sequence_parallel) space.sequence_parallel = {*pins.sequence_parallel};
+  return space;
+}
+
 }  // namespace costmodel

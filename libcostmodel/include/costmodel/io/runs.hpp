@@ -15,10 +15,8 @@ namespace costmodel {
 
 /// The knobs a source states; absent ones are for the planner to choose.
 struct StatedTraining {
-  std::optional<int> tp, pp, dp, cp, ep, vpp, micro_batch;
+  Pins pins;  ///< tp, pp, dp, cp, ep, vpp, micro_batch, recompute, zero where the source states them
   int global_batch = 0;
-  std::optional<Recompute> recompute;
-  std::optional<int> zero;
   Dtype dtype = Dtype::kBf16;
   std::optional<double> tokens;  ///< training tokens, when the source gives days to train
 };

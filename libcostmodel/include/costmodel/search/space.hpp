@@ -49,6 +49,9 @@ struct SearchSpace {
   int max_vpp = 8;                      ///< largest interleaving degree searched
 };
 
+/// `space` with every set pin as its knob's only value.
+[[nodiscard]] SearchSpace pinned(SearchSpace space, const Pins& pins);
+
 /// One factorization of the GPUs: tp·pp·cp·dp = GPUs and ep divides dp.
 struct ParallelSplit {
   int tp = 1;

@@ -48,6 +48,13 @@ struct Strategy {
   [[nodiscard]] int micro_batches() const { return global_batch / (dp * micro_batch); }
 };
 
+/// Knob values fixed by a user or a source (command line, published run); unset ones are left to the planner.
+struct Pins {
+  std::optional<int> tp, pp, dp, cp, ep, vpp, micro_batch, zero;
+  std::optional<Recompute> recompute;
+  std::optional<bool> overlap, sequence_parallel;
+};
+
 /// Sequences per step when none is given: about 4M tokens (2^22 / seq_len), the batch of recent dense LLMs
 /// (Llama 2: 4M tokens, Touvron et al. 2023 §2.2; GPT-3 175B: 3.2M, Brown et al. 2020), and at least one
 /// sequence per 8 GPUs so that large clusters keep data parallelism.
