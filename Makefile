@@ -5,7 +5,7 @@ JOBS ?= 2
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build plan test fuzz bench install clean format
+.PHONY: all deps build plan test golden fuzz bench install clean format
 
 all: build
 
@@ -31,6 +31,11 @@ test: deps
 	cmake --build $(TEST_BUILD) -j$(JOBS)
 	cd $(TEST_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j$(JOBS)
+
+# Rewrites tests/golden/ from the current binary (after a deliberate change of the model or an output); read
+# `git diff tests/golden` before committing.
+golden: build
+	cd $(BUILD) && COSTMODEL_UPDATE_GOLDEN=1 ctest -R cli_golden_test --output-on-failure
 
 # libFuzzer over every parser for FUZZ_SECONDS each (clang, Debian's libclang-rt-14-dev), seeds in
 # tests/fuzz/corpus/<harness>/; new inputs go to build-fuzz/corpus/<harness>/, crashes to build-fuzz/.

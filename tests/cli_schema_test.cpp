@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+// Schema goldens (google/benchmark's reporter_output_test idea): the keys of every command's JSON and the
+// header of every CSV, never the numbers. Users' scripts depend on these names (../shared/DESIGN.md §3):
+// a rename or a removal fails here; an addition is added here on purpose.
+//
+// A JSON shape is one line per object: its path ("configs[]" for the elements of an array, whose first
+// element stands for all) and its keys in order.
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_runner.hpp"
+
+namespace {
+
+using costmodel::Json;
+using costmodel::test::parse_json;
+using costmodel::test::run_cli;
+
+void shape_of(const Json& value, const std::string& path, std::ostringstream& out) {
+  if (value.is_object()) {
+    out << path << "{";
+    bool first = true;
+    for (const auto& [key, member] : value.as_object()) {
+      out << (first ? "" : ",") << key;
+      first = false;
+    }
+    out << "}\n";
+    for (const auto& [key, member] : value.as_object()) {
+      if (member.is_object() || member.is_array()) shape_of(member, path + key + ".", out);
+    }
+  } else if (value.is_array() && !value.as_array().empty()) {
+    shape_of(value.as_array().front(), path.empty() ? "[]" : path.substr(0, path.size() - 1) + "[].", out);
+  }
+}
+
+std::string json_shape(const std::vector<std::string>& args) {
+  const auto result = run_cli(args);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  std::ostringstream out;
+  shape_of(parse_json(result.out), "", out);
+  return out.str();
+}
+
+std::string csv_header(const std::vector<std::string>& args) {
+  const auto result = run_cli(args);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  return result.out.substr(0, result.out.find('\n'));
+}
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+const std::string kConfiguration =
+    "{tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,recompute,zero,dtype,sequence_parallel,overlap,compression,"
+    "topology,oversubscription,step_time_s,tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,hfu,"
+    "memory_per_gpu_bytes,fits_memory,breakdown,memory,training_days,cost_usd,energy_kwh,switches,"
+    "network_cost_usd,power_w}\n";
+const std::string kBreakdown =
+    "{compute_s,tp_comm_s,cp_comm_s,ep_comm_s,pp_comm_s,pp_bubble_s,dp_comm_s,dp_comm_exposed_s,optimizer_s}"
+    "\n";
+const std::string kMemory =
+    "{weights_bytes,gradients_bytes,optimizer_bytes,activations_bytes,logits_bytes,error_feedback_bytes,"
+    "reserve_bytes,capacity_bytes,overflow}\n";
+
+std::string configuration_at(const std::string& path) {
+  return path + kConfiguration + path + "breakdown." + kBreakdown + path + "memory." + kMemory;
+}
+
+const std::vector<std::string> kPlan = {"plan", "--model",  "gpt3-175b", "--gpus", "1024", "--global-batch",
+                                        "1536", "--tokens", "300e9",     "--top",  "2"};
+const std::vector<std::string> kEstimate = {
+    "estimate", "--model", "gpt3-175b", "--gpus", "1024",           "--tp", "8",
+    "--pp",     "8",       "--dp",      "16",     "--global-batch", "1536"};
+
+}  // namespace
+
+TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
+  CHECK(json_shape(with(kEstimate, {"--format", "json"})) == configuration_at(""));
+  CHECK(json_shape(with(kPlan, {"--format", "json"})) ==
+        "{configs,pareto,evaluated,feasible,elapsed_s,rejected,skipped_topologies}\n" +
+            configuration_at("configs[].") + configuration_at("pareto[].") +
+            "rejected.{bad_product,heads_indivisible,layers_indivisible,batch_indivisible,seq_indivisible,"
+            "experts_indivisible,dtype_unsupported,bad_degree,out_of_memory,deadline_missed}\n");
+  CHECK(
+      csv_header(with(kPlan, {"--format", "csv"})) ==
+      "rank,tp,pp,dp,cp,ep,vpp,micro_batch,recompute,zero,sequence_parallel,overlap,topology,step_time_s,"
+      "model_tflops_per_gpu,mfu,memory_per_gpu_gib,fits_memory,comm_share,training_days,cost_musd,switches");
+  CHECK(csv_header(with(kEstimate, {"--format", "csv"})) == "key,value");
+}
+
+TEST_CASE("collective: nccl-tests' columns") {
+  const std::vector<std::string> args = {"collective", "--op",        "allreduce", "--gpus",
+                                         "16",         "--max-bytes", "1MiB"};
+  CHECK(json_shape(with(args, {"--format", "json"})) ==
+        "{op,algo,ranks,stride,nodes,topology,ring_tree_crossover_bytes,rows}\n"
+        "rows[].{size,count,time_us,algbw_GBps,busbw_GBps,algorithm,latency_us,bandwidth_us}\n");
+  CHECK(csv_header(with(args, {"--format", "csv"})) ==
+        "size,count,time_us,algbw_GBps,busbw_GBps,algorithm,latency_us,bandwidth_us");
+}
+
+TEST_CASE("topology: inventory of one fabric and of all") {
+  const std::string row =
+      "{topology,gpus,nodes,tiers,tier_names,switches_per_tier,switches_by_tier,switches,host_links,switch_"
+      "links,"
+      "global_links,direct_links,optical_transceivers,nics,cables,scale_up_domains,capex_usd,power_w,"
+      "diameter_hops,bisection_Bps,note}\n";
+  CHECK(json_shape({"topology", "--gpus", "1024", "--format", "json"}) == row);
+  CHECK(json_shape({"topology", "--gpus", "1024", "--topology", "all", "--format", "json"}) ==
+        "{gpus,gpu,link,switch,topologies}\ntopologies[]." + row);
+  CHECK(csv_header({"topology", "--gpus", "1024", "--topology", "all", "--format", "csv"}) ==
+        row.substr(1, row.size() - 3));
+}
+
+TEST_CASE("catalog: every catalog's fields") {
+  const std::string gpus =
+      "name,vendor,peak_fp32_flops,peak_tf32_flops,peak_bf16_flops,peak_fp16_flops,peak_fp8_flops,hbm_bytes,"
+      "hbm_bandwidth_Bps,scale_up_bandwidth_Bps,scale_up_domain,scale_up_latency_s,scale_up_in_network_"
+      "reduction,"
+      "scale_up_efficiency,tdp_w,price_usd,price_estimate,hourly_price_usd_per_h,efficiency_gemm,"
+      "efficiency_gemm_half_size,efficiency_hbm,efficiency_attention,efficiency_overlap,memory_reserve_bytes,"
+      "scale_up_in_network_efficiency,efficiency_fitted,source";
+  const std::string links =
+      "name,line_rate_Bps,efficiency,effective_bandwidth_Bps,latency_s,transport,gpudirect,media,"
+      "transceiver_power_w,transceiver_price_usd,nic_power_w,nic_price_usd,price_estimate,source";
+  const std::string switches =
+      "name,vendor,radix,port_bandwidth_Bps,latency_s,power_w,price_usd,price_estimate,in_network_reduction,"
+      "source";
+  const std::string models =
+      "name,layers,hidden,heads,kv_heads,ffn_hidden,ffn,vocab,seq_len,tied_embeddings,bias,norm,position,"
+      "moe_experts,moe_top_k,moe_every,moe_expert_ffn_hidden,moe_shared_experts,parameters_total,"
+      "parameters_active,source";
+  const std::pair<const char*, std::string> catalogs[] = {{"gpus", gpus},
+                                                          {"links", links},
+                                                          {"switches", switches},
+                                                          {"models", models},
+                                                          {"topologies", "name,description"}};
+  for (const auto& [name, keys] : catalogs) {
+    CAPTURE(name);
+    CHECK(csv_header({"catalog", name, "--format", "csv"}) == keys);
+    CHECK(json_shape({"catalog", name, "--format", "json"}) == "[]{" + keys + "}\n");
+  }
+  CHECK(json_shape({"catalog", "--format", "json"}) == "[]{catalog,count,names}\n");
+}
+
+TEST_CASE("validate, calibrate and scenario") {
+  const std::string runs = std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/published-runs.yaml";
+  const std::string validate_row =
+      "id,gpu,gpus,convention,measured_tflops_per_gpu,predicted_tflops_per_gpu,error_pct,split,recompute,"
+      "zero,"
+      "measured_days,predicted_days";
+  CHECK(json_shape({"validate", runs, "--format", "json"}) ==
+        "{runs,median_abs_error,mean_abs_error,max_abs_error}\nruns[].{" + validate_row + "}\n");
+  CHECK(csv_header({"validate", runs, "--format", "csv"}) == validate_row);
+
+  const std::string log = std::string(COSTMODEL_TEST_FIXTURES) + "/nccl/multinode_run.txt";
+  const std::string calibrate_row =
+      "collective,algorithm,ranks,nodes,points,alpha_s,beta_s_per_B,r_squared,worst_size_B,worst_residual,"
+      "algbw_Bps,busbw_Bps,efficiency,level,line_rate_busbw_Bps,latency_s,device,wrong";
+  CHECK(json_shape({"calibrate", log, "--format", "json"}) == "[]{" + calibrate_row + "}\n");
+  CHECK(csv_header({"calibrate", log, "--format", "csv"}) == calibrate_row);
+
+  const std::string scenario = std::string(COSTMODEL_TEST_SOURCE_DIR) + "/examples/compression.yaml";
+  CHECK(
+      csv_header({"scenario", scenario, "--format", "csv"}) ==
+      "variant,training.overlap,training.compression,split,zero,step_time_s,mfu,dp_comm_s,dp_comm_exposed_s,"
+      "optimizer_s,comm_share,training_days,cost_usd,speedup,cost_delta,note");
+  CHECK(json_shape({"scenario", scenario, "--format", "json"}) ==
+        "{scenario,dimensions,rows,elapsed_s}\n"
+        "rows[].{variant,training.overlap,training.compression,configurations,evaluated,feasible,comm_share,"
+        "transceivers,diameter,network_power_w,speedup,cost_delta,switches_delta,network_cost_delta_usd,"
+        "network_power_delta_w,power_delta_w,baseline_row,note}\n" +
+            configuration_at("rows[].configurations[]."));
+}
