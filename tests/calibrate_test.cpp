@@ -2,7 +2,9 @@
 // truncated and garbled logs), the weighted alpha-beta fit, and the cluster constants that make the model
 // reproduce it.
 
-#include "costmodel/io/calibrate.hpp"
+#include "costmodel/analysis/calibrate.hpp"
+#include "costmodel/io/cluster_writer.hpp"
+#include "costmodel/io/nccl_tests.hpp"
 
 #include <doctest/doctest.h>
 

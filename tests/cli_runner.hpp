@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "costmodel/io/report.hpp"
+#include "costmodel/report/json.hpp"
 
 namespace costmodel::test {
 

@@ -11,7 +11,7 @@
 #include "costmodel/error.hpp"
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
-#include "costmodel/io/results.hpp"
+#include "costmodel/report/configuration.hpp"
 #include "costmodel/io/runs.hpp"
 #include "costmodel/search/planner.hpp"
 
@@ -297,15 +297,9 @@ TEST_CASE("published runs: the published split is feasible and the planner's bes
   REQUIRE(!runs.empty());
   for (const auto& run : runs) {
     CAPTURE(run.id);
-    PlanRequest request;
-    request.model = run.model;
-    request.cluster = run.cluster;
-    request.training.global_batch = run.training.global_batch;
-    request.training.dtype = run.training.dtype;
-    request.options.tokens = run.training.tokens;
+    PlanRequest request = plan_request(run.model, run.cluster, run.training);
     request.top_k = 1;
     request.threads = 2;
-    request.space = pinned(SearchSpace{}, run.training.pins);
     // A published TP degree beyond the scale-up domain is honoured as a pin.
     const PlanResult published = plan(request);
     CHECK(published.feasible > 0);

@@ -1,4 +1,4 @@
-// io/report: the table, CSV, JSON and markdown writers, checked byte for byte.
+// report/table: the table, CSV, JSON and markdown writers, checked byte for byte.
 
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "costmodel/io/report.hpp"
+#include "costmodel/report/table.hpp"
 
 using costmodel::Column;
 using costmodel::Format;
@@ -21,9 +21,9 @@ Table small_table() {
   Table table;
   table.title = "GPUs";
   table.columns = {
-      Column{"name", "name", "", 4},     Column{"hbm_bandwidth_Bps", "HBM bw", "GB/s", 3},
-      Column{"domain", "domain", "", 4}, Column{"fp8", "FP8", "TFLOP/s", 4},
-      Column{"nvls", "NVLS", "", 4},
+      Column{"name", "name", "", 1.0, 4},     Column{"hbm_bandwidth_Bps", "HBM bw", "GB/s", 1.0, 3},
+      Column{"domain", "domain", "", 1.0, 4}, Column{"fp8", "FP8", "TFLOP/s", 1.0, 4},
+      Column{"nvls", "NVLS", "", 1.0, 4},
   };
   table.rows = {
       {Json("a100-80gb"), Json(2039.0), Json(8), Json(), Json(false)},
@@ -123,14 +123,14 @@ TEST_CASE("markdown: a GitHub table, numeric columns right-aligned") {
 
 TEST_CASE("markdown escapes pipes") {
   Table table;
-  table.columns = {Column{"text", "a|b", "", 4}};
+  table.columns = {Column{"text", "a|b", "", 1.0, 4}};
   table.rows = {{Json("x|y")}};
   CHECK(render(table, Format::kMarkdown) == "| a\\|b |\n| --- |\n| x\\|y |\n");
 }
 
 TEST_CASE("csv quotes fields holding a comma, a quote or a line break (RFC 4180)") {
   Table table;
-  table.columns = {Column{"a,b", "", "", 4}, Column{"plain", "", "", 4}};
+  table.columns = {Column{"a,b", "", "", 1.0, 4}, Column{"plain", "", "", 1.0, 4}};
   table.rows = {{Json("say \"hi\""), Json("x")}, {Json("one\ntwo"), Json("1,5")}, {Json("cr\r"), Json("")}};
   CHECK(render(table, Format::kCsv) ==
         "\"a,b\",plain\n"
@@ -141,7 +141,7 @@ TEST_CASE("csv quotes fields holding a comma, a quote or a line break (RFC 4180)
 
 TEST_CASE("csv and json keep full precision") {
   Table table;
-  table.columns = {Column{"x", "x", "", 2}};
+  table.columns = {Column{"x", "x", "", 1.0, 2}};
   table.rows = {{Json(0.1)}, {Json(1.0 / 3.0)}, {Json(123456789.123)}, {Json(1e300)}, {Json(5e-324)}};
   CHECK(render(table, Format::kCsv) == "x\n0.1\n0.3333333333333333\n123456789.123\n1e+300\n5e-324\n");
   const std::string json = render(table, Format::kJson);

@@ -1,6 +1,6 @@
 // The SVG writer: nice ticks, escaping, and charts that are well-formed XML holding the expected series.
 
-#include "costmodel/io/svg.hpp"
+#include "costmodel/report/svg.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,5 @@
-#include "costmodel/io/validate.hpp"
+#include "costmodel/analysis/validate.hpp"
+#include "costmodel/io/runs.hpp"
 
 #include <doctest/doctest.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "cli/parser.hpp"
 #include "costmodel/version.hpp"
 
 // The command table: one line per command, X(name, summary); `name` is defined in name.cpp as

@@ -1,5 +1,6 @@
 #include "costmodel/units.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -364,6 +365,36 @@ std::string format_quantity(double si_value, Dimension dimension) {
     }
   }
   return number_text(si_value);
+}
+
+std::string format_number(double value, int significant) {
+  if (!std::isfinite(value)) return "-";
+  if (value == 0.0) return "0";
+  significant = std::clamp(significant, 1, 17);
+  // Round to `significant` digits first: the exponent may change (9.9996 -> 10.00).
+  std::array<char, 64> buffer{};
+  std::snprintf(buffer.data(), buffer.size(), "%.*e", significant - 1, value);
+  const double rounded = std::strtod(buffer.data(), nullptr);
+  const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(rounded))));
+  if (exponent < -4 || exponent >= 15) {
+    // Scientific, with trailing zeros of the mantissa dropped: 1.5e-07, 2e+18.
+    std::string text(buffer.data());
+    const size_t e = text.find('e');
+    std::string mantissa = text.substr(0, e);
+    if (mantissa.find('.') != std::string::npos) {
+      while (mantissa.back() == '0') mantissa.pop_back();
+      if (mantissa.back() == '.') mantissa.pop_back();
+    }
+    return mantissa + text.substr(e);
+  }
+  const int decimals = std::max(0, significant - 1 - exponent);
+  std::snprintf(buffer.data(), buffer.size(), "%.*f", decimals, rounded);
+  std::string text(buffer.data());
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  return text == "-0" ? "0" : text;
 }
 
 }  // namespace costmodel

@@ -1,5 +1,5 @@
 // libFuzzer harness: the nccl-tests log parser, then the alpha-beta fit on whatever it accepts.
-#include "costmodel/io/calibrate.hpp"
+#include "costmodel/io/nccl_tests.hpp"
 #include "fuzz_common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

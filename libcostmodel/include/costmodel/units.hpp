@@ -114,6 +114,9 @@ inline constexpr double kBitsPerByte = 8.0;        ///< bit/B
 /// Parses a plain finite number (no unit), e.g. "0.94" or "1e9"; throws Error if it is not one.
 [[nodiscard]] double parse_number(std::string_view text);
 
+/// A number as text with `significant` digits, never "nan"/"inf" (those print as "-"): 1.5e-07, 0.123, 42.
+[[nodiscard]] std::string format_number(double value, int significant = 4);
+
 /// A value in its dimension's display unit with a prefix chosen for readability: "400 Gb/s" is written
 /// as "50 GB/s" (bandwidth is shown in bytes), "80 GiB", "1.5 us", "989 TFLOP/s", "700 W", "$25,000".
 [[nodiscard]] std::string format_quantity(double value_si, Dimension dimension);

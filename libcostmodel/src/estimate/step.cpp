@@ -40,6 +40,15 @@ double gradient_bytes(Dtype dtype) {
 
 }  // namespace
 
+EstimateOptions estimate_options(const TrainingSpec& training) {
+  EstimateOptions options;
+  options.tokens = training.tokens;
+  options.dp_algorithm = training.dp_algorithm;
+  options.tp_algorithm = training.tp_algorithm;
+  options.flash_attention = training.flash_attention;
+  return options;
+}
+
 Estimator::Estimator(const ModelSpec& model, const ClusterSpec& cluster, const EstimateOptions& options)
     : model_(model), cluster_(cluster), options_(options), topology_(build_topology(cluster)) {
   const ParameterCount p = count_parameters(model_);

@@ -236,4 +236,22 @@ ModelSpec read_model(Map& map, const std::string& default_name) {
   return m;
 }
 
+TrainingSpec read_training(Map& map) {
+  TrainingSpec spec;
+  for (const TrainingField& field : training_fields()) {
+    const std::string key(field.key);
+    if (!map.has(key)) continue;
+    const YAML::Node node = map.optional(key);
+    const std::string text = as_string(map.file(), node, map.field(key));
+    try {
+      set_training_field(spec, field.key, text);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::kInternal) throw;
+      throw Error(location_of(map.file(), node), map.field(key), e.message(), e.hint());
+    }
+  }
+  map.finish();
+  return spec;
+}
+
 }  // namespace costmodel::yaml

@@ -6,6 +6,7 @@
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/model.hpp"
+#include "costmodel/spec/training.hpp"
 #include "yaml_reader.hpp"
 
 namespace costmodel::yaml {
@@ -21,6 +22,10 @@ namespace costmodel::yaml {
 [[nodiscard]] ModelSpec read_model(Map& map, const std::string& default_name);
 /// Scale-up overrides onto `base` (bandwidth, latency, domain, efficiency, in_network_reduction).
 [[nodiscard]] ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base);
+
+/// A `training:` mapping (runs files, scenarios): every key of training_fields(), through the same
+/// set_training_field() as the command line's flags; errors at the value, unknown keys with a suggestion.
+[[nodiscard]] TrainingSpec read_training(Map& map);
 
 /// A cluster (DESIGN.md §4); catalog names resolve against `catalog`, inline entries are read in place.
 [[nodiscard]] ClusterSpec read_cluster(Map& map, const Catalog& catalog);

@@ -27,26 +27,8 @@ std::vector<PublishedRun> load_published_runs(const std::string& path, const Cat
     run.cluster = yaml::read_cluster(cluster, catalog);
 
     yaml::Map training = entry.map("training");
-    StatedTraining& t = run.training;
-    const auto degree = [&](const char* key) -> std::optional<int> {
-      if (auto v = training.optional_integer(key, 1, 1 << 24)) return static_cast<int>(*v);
-      return std::nullopt;
-    };
-    t.pins.tp = degree("tp");
-    t.pins.pp = degree("pp");
-    t.pins.dp = degree("dp");
-    t.pins.cp = degree("cp");
-    t.pins.ep = degree("ep");
-    t.pins.vpp = degree("vpp");
-    t.pins.micro_batch = degree("micro_batch");
-    t.global_batch = static_cast<int>(training.integer("global_batch", 1, 1 << 24));
-    if (auto r = training.optional_choice("recompute", {"none", "selective", "full"}))
-      t.pins.recompute = parse_recompute(*r);
-    if (auto z = training.optional_integer("zero", 0, 3)) t.pins.zero = static_cast<int>(*z);
-    t.dtype = *parse_dtype(
-        training.optional_choice("dtype", {"fp32", "tf32", "bf16", "fp16", "fp8"}).value_or("bf16"));
-    t.tokens = training.optional_number("tokens", 1.0, 1e18);
-    training.finish();
+    (void)training.required("global_batch");  // a run states its batch: the planner must not choose it
+    run.training = yaml::read_training(training);
 
     yaml::Map measured = entry.map("measured");
     run.measured.tflops_per_gpu = measured.optional_number("tflops_per_gpu", 0.0, 1e6);

@@ -12,11 +12,6 @@
 namespace costmodel {
 namespace {
 
-constexpr std::array<std::string_view, kCollectiveCount> kCollectiveNames{
-    "allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv"};
-constexpr std::array<std::string_view, kAlgorithmCount> kAlgorithmNames{
-    "ring", "tree", "halving-doubling", "hierarchical", "direct", "in-network", "torus-bucket", "auto"};
-
 // NCCL src/graph/tuning.cc baseLat, LL protocol (NCCL 2.30): Ring 6.6 us, Tree 6.8 us; the catalog's
 // per-step latencies (scale_up.latency ~ hwLat NVLink LL 0.6 us) are LL-like, so the base is LL's too.
 constexpr double kRingBaseLatency = 6.6e-6;
@@ -234,28 +229,6 @@ CommCost make_cost(Terms t, Algorithm a) {
 
 }  // namespace
 
-std::string_view to_string(Collective collective) {
-  return kCollectiveNames[static_cast<int>(collective)];
-}
-
-std::optional<Collective> parse_collective(std::string_view name) {
-  for (int i = 0; i < kCollectiveCount; ++i) {
-    if (kCollectiveNames[i] == name) return static_cast<Collective>(i);
-  }
-  return std::nullopt;
-}
-
-std::string_view to_string(Algorithm algorithm) {
-  return kAlgorithmNames[static_cast<int>(algorithm)];
-}
-
-std::optional<Algorithm> parse_algorithm(std::string_view name) {
-  for (int i = 0; i < kAlgorithmCount; ++i) {
-    if (kAlgorithmNames[i] == name) return static_cast<Algorithm>(i);
-  }
-  return std::nullopt;
-}
-
 double bus_factor(Collective collective, int ranks) {
   const double n = ranks;
   switch (collective) {
@@ -283,40 +256,112 @@ BytesPerSecond busbw(Collective collective, Bytes n, int ranks, Seconds time) {
 
 namespace {
 
-// applicable()'s body, inlined into Auto's candidate loop (the planner's hot path).
-inline bool applicable_inline(Collective c, Algorithm a, const LinkPath& path) {
+// Every applicability rule once: `fail(describe)` is called for the first rule `a` breaks for `c` on `path`;
+// `describe` builds its words only when called, so applicable() allocates nothing (the planner's hot path)
+// and why_not_applicable() says which rule.
+template <class Fail>
+inline bool walk_applicability(Collective c, Algorithm a, const LinkPath& path, const ClusterSpec* cluster,
+                               Fail&& fail) {
   const bool up = path.scale_up.ranks > 1;
   const bool out = path.scale_out.ranks > 1;
+  const auto op = [c] { return std::string(to_string(c)); };
   switch (a) {
     case Algorithm::kAuto:
       return true;
     case Algorithm::kRing:
-      return c != Collective::kAllToAll && c != Collective::kSendRecv;
+      if (c != Collective::kAllToAll && c != Collective::kSendRecv) return true;
+      return fail([&] { return "ring does not implement " + op() + " (use direct or halving-doubling)"; });
     case Algorithm::kDoubleBinaryTree:
-      return c == Collective::kAllReduce || c == Collective::kBroadcast || c == Collective::kReduce;
+      if (c == Collective::kAllReduce || c == Collective::kBroadcast || c == Collective::kReduce) return true;
+      return fail([] { return std::string("tree implements only allreduce, broadcast and reduce"); });
     case Algorithm::kHalvingDoubling:
-      return c != Collective::kSendRecv;
+      if (c != Collective::kSendRecv) return true;
+      return fail([&] { return "halving-doubling does not implement " + op(); });
     case Algorithm::kHierarchical:
-      return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kAllGather ||
-             c == Collective::kAllToAll;
+      if (c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kAllGather ||
+          c == Collective::kAllToAll) {
+        return true;
+      }
+      return fail([] {
+        return std::string("hierarchical implements only allreduce, reducescatter, allgather and alltoall");
+      });
     case Algorithm::kDirect:
-      return c == Collective::kAllToAll || c == Collective::kAllGather || c == Collective::kReduceScatter ||
-             c == Collective::kSendRecv;
+      if (c == Collective::kAllToAll || c == Collective::kAllGather || c == Collective::kReduceScatter ||
+          c == Collective::kSendRecv) {
+        return true;
+      }
+      return fail([] {
+        return std::string("direct implements only alltoall, allgather, reducescatter and sendrecv");
+      });
     case Algorithm::kInNetwork: {
-      const bool up_ok = !up || path.scale_up.reduction_bandwidth.value > 0.0;
-      const bool out_ok = !out || path.scale_out.reduction_bandwidth.value > 0.0;
-      if (c == Collective::kAllReduce) return (up || out) && up_ok && out_ok;
+      if (c != Collective::kAllReduce && c != Collective::kReduceScatter && c != Collective::kAllGather) {
+        return fail([&] {
+          return "in-network reduction implements allreduce (and reducescatter/allgather inside one NVLink "
+                 "domain), not " +
+                 op();
+        });
+      }
       // NVLS reduce-scatter / all-gather: inside one NVLink domain only.
-      return (c == Collective::kReduceScatter || c == Collective::kAllGather) && up && !out && up_ok;
+      if (c != Collective::kAllReduce && out) {
+        return fail([&] {
+          return "in-network " + op() + " runs inside one NVLink domain only; this communicator spans " +
+                 std::to_string(path.scale_out.ranks) + " domains";
+        });
+      }
+      if (up && path.scale_up.reduction_bandwidth.value <= 0.0) {
+        return fail([&] {
+          return "the " + (cluster ? cluster->gpu.name + " " : std::string()) +
+                 "NVLink domain has no in-network reduction (NVLS)";
+        });
+      }
+      if (out && path.scale_out.reduction_bandwidth.value <= 0.0) {
+        return fail([&] {
+          if (is_torus(path.kind))
+            return "a " + std::string(to_string(path.kind)) + " has no switches to reduce in";
+          return "switch " + (cluster ? "'" + cluster->switch_spec.name + "' " : std::string()) +
+                 "has no in-network reduction (SHARP)";
+        });
+      }
+      if (!up && !out) {
+        return fail([] { return std::string("in-network reduction is not available on this communicator"); });
+      }
+      return true;
     }
     case Algorithm::kTorusBucket:
-      return is_torus(path.kind) && out &&
-             (c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kAllGather);
+      if (!is_torus(path.kind)) {
+        return fail([&] {
+          return "torus-bucket needs a torus-2d or torus-3d topology, this cluster is " +
+                 std::string(to_string(path.kind));
+        });
+      }
+      if (!out) {
+        return fail([] {
+          return std::string("torus-bucket runs across torus nodes; this communicator stays inside one node");
+        });
+      }
+      if (c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kAllGather)
+        return true;
+      return fail(
+          [] { return std::string("torus-bucket implements only allreduce, reducescatter and allgather"); });
   }
-  return false;
+  return fail(
+      [&] { return std::string(to_string(a)) + " does not implement " + op() + " on this communicator"; });
+}
+
+inline bool applicable_inline(Collective c, Algorithm a, const LinkPath& path) {
+  return walk_applicability(c, a, path, nullptr, [](auto&&) { return false; });
 }
 
 }  // namespace
+
+std::string why_not_applicable(Collective c, Algorithm a, const LinkPath& path, const ClusterSpec& cluster) {
+  std::string reason;
+  walk_applicability(c, a, path, &cluster, [&](auto&& describe) {
+    reason = describe();
+    return false;
+  });
+  return reason;
+}
 
 bool applicable(Collective c, Algorithm a, const LinkPath& path) {
   return applicable_inline(c, a, path);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -363,6 +364,62 @@ std::string_view rejection_reason_name(int index) {
       "out_of_memory",   "deadline_missed"};
   if (index < 0 || index >= kRejectionReasonCount) return "unknown";
   return kNames[static_cast<size_t>(index)];
+}
+
+PlanRequest plan_request(const ModelSpec& model, const ClusterSpec& cluster, const TrainingSpec& training) {
+  PlanRequest request;
+  request.model = with_sequence_length(model, training);
+  request.cluster = cluster;
+  request.training.global_batch = global_batch_of(training, request.model, cluster.gpus);
+  request.training.dtype = training.dtype;
+  request.training.compression = training.compression;
+  request.space = pinned(SearchSpace{}, training.pins);
+  request.options = estimate_options(training);
+  return request;
+}
+
+std::vector<TopologyChoice> parse_topology_choices(std::string_view text) {
+  if (text == "auto") return auto_topologies();
+  std::vector<std::string> names;
+  for (int k = 0; k < kTopologyKindCount; ++k) names.emplace_back(to_string(static_cast<TopologyKind>(k)));
+  std::vector<TopologyChoice> choices;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string part(text.substr(start, comma - start));
+    start = comma + 1;
+    const auto colon = part.find(':');
+    const std::string name = part.substr(0, colon);
+    const auto kind = parse_topology_kind(name);
+    if (!kind) {
+      const std::string closest = closest_name(name, names);
+      throw Error(ErrorLocation{}, "", "unknown topology '" + name + "'",
+                  closest.empty() ? "expected auto or a comma list of fabric kinds: " +
+                                        [&] {
+                                          std::string all;
+                                          for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+                                          return all;
+                                        }()
+                                  : "did you mean '" + closest + "'?");
+    }
+    TopologyChoice choice{*kind, std::nullopt};
+    if (colon != std::string::npos) {
+      double over = 0.0;
+      try {
+        over = parse_number(part.substr(colon + 1));
+      } catch (const Error&) {
+        over = 0.0;
+      }
+      if (!(over >= 1.0) || !std::isfinite(over)) {
+        throw Error(ErrorLocation{}, "", "bad oversubscription in '" + part + "'",
+                    "expected KIND:R with R >= 1, e.g. fat-tree:2");
+      }
+      choice.oversubscription = over;
+    }
+    choices.push_back(choice);
+    if (comma == text.size()) break;
+  }
+  return choices;
 }
 
 PlanResult plan(const PlanRequest& request, const PlanProgress& progress) {

@@ -13,6 +13,26 @@ std::string_view to_string(TopologyKind kind) {
   return kTopologyNames[static_cast<size_t>(kind)];
 }
 
+std::string_view describe(TopologyKind kind) {
+  switch (kind) {
+    case TopologyKind::kFatTree:
+      return "folded Clos of leaf/spine(/core) switches; full bisection unless oversubscribed";
+    case TopologyKind::kRailOptimized:
+      return "fat-tree whose leaves each join the same-index NIC of every node (one rail per GPU index)";
+    case TopologyKind::kRailOnly:
+      return "one switch network per rail and none between rails; cross-rail traffic goes over NVLink "
+             "(Wang et al. 2023)";
+    case TopologyKind::kDragonflyPlus:
+      return "groups of leaf/spine switches with all-to-all global links between groups (Shpiner et al. "
+             "2017)";
+    case TopologyKind::kTorus2D:
+      return "switchless 2D torus: each node linked to its 4 neighbours with wraparound";
+    case TopologyKind::kTorus3D:
+      return "switchless 3D torus: each node linked to its 6 neighbours with wraparound (TPU v4 style)";
+  }
+  return "";
+}
+
 std::optional<TopologyKind> parse_topology_kind(std::string_view name) {
   for (size_t i = 0; i < kTopologyNames.size(); ++i) {
     if (kTopologyNames[i] == name) return static_cast<TopologyKind>(i);

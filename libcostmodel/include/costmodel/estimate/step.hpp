@@ -13,6 +13,7 @@
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/model.hpp"
 #include "costmodel/spec/strategy.hpp"
+#include "costmodel/spec/training.hpp"
 #include "costmodel/units.hpp"
 
 namespace costmodel {
@@ -27,6 +28,9 @@ struct EstimateOptions {
   /// it.
   bool flash_attention = true;
 };
+
+/// The estimator's options that a TrainingSpec sets: tokens, the DP and TP algorithms, flash attention.
+[[nodiscard]] EstimateOptions estimate_options(const TrainingSpec& training);
 
 /// Seconds per training step by where they go. Exposed terms add up to the step time.
 struct StepBreakdown {

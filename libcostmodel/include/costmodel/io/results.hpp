@@ -1,24 +1,4 @@
 #pragma once
-// Rendering of step estimates (DESIGN.md §3 configuration objects) shared by `estimate`, `plan`, `validate`,
-// scenarios and the API examples.
-
-#include <string>
-#include <vector>
-
-#include "costmodel/estimate/step.hpp"
-#include "costmodel/io/report.hpp"
-
-namespace costmodel {
-
-/// The configuration object of DESIGN.md §3: tp, pp, dp, cp, ep, vpp, micro_batch, global_batch, recompute,
-/// zero, dtype, topology, step_time_s, tokens_per_s, model/hardware TFLOP/s per GPU, mfu, hfu,
-/// memory_per_gpu_bytes, fits_memory, breakdown{...}, memory{...}, training_days, cost_usd (null without
-/// tokens), switches, network_cost_usd, power_w. All SI; never NaN.
-[[nodiscard]] Json configuration_json(const StepEstimate& estimate);
-
-/// One row per estimate with the columns people read first (split, step time, TFLOP/s, MFU, memory, days,
-/// cost, switches); `rank` adds a leading 1-based rank column.
-[[nodiscard]] Table configurations_table(const std::vector<StepEstimate>& estimates, const std::string& title,
-                                         bool rank = true);
-
-}  // namespace costmodel
+// Deprecated forwarding header, kept for one release (see CHANGELOG.md): include
+// <costmodel/report/configuration.hpp> instead.
+#include "costmodel/report/configuration.hpp"

@@ -1,62 +1,19 @@
 #pragma once
-// What-if scenarios (DESIGN.md §4): a YAML file with `base:` (cluster, model, training, planner) and any of
+// Scenario files (DESIGN.md §4): a YAML file with `base:` (cluster, model, training, planner) and any of
 // `sweep:` (dotted field paths -> lists of values, cartesian product), `compare:` (named variants, each a
-// mapping of dotted overrides) and `report:` (columns, rank_by, top, baseline, plot). Every combination of a
-// variant and the swept values is one case; each case runs the planner (pinned knobs stay pinned) and reports
-// its best configurations and the change against a baseline case.
+// mapping of dotted overrides) and `report:` (columns, rank_by, top, baseline, plot), read into the cases of
+// an analysis/scenario.hpp Scenario.
 //
 // Errors name FILE:LINE:COL like every other input: an unknown path in `sweep:` or `compare:` at its key
 // (with "did you mean"), a value of the wrong kind at the value itself.
 
-#include <functional>
-#include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "costmodel/io/catalog.hpp"
-#include "costmodel/io/report.hpp"
-#include "costmodel/io/svg.hpp"
-#include "costmodel/search/planner.hpp"
+#include "costmodel/analysis/scenario.hpp"
+#include "costmodel/spec/catalog.hpp"
 
 namespace costmodel {
-
-/// The dimension name of `compare:` variants among Scenario::dimensions.
-inline constexpr const char* kVariantDimension = "variant";
-
-/// One combination: the value of each dimension and the planner request it makes.
-struct ScenarioCase {
-  std::vector<std::string> coordinates;  ///< one per Scenario::dimensions, as written (a name, a number)
-  PlanRequest request;
-  /// tp, pp and dp are all pinned: the split is reported even when it does not fit (the estimator's answer).
-  bool pinned = false;
-};
-
-/// `report.plot:` what --plot draws for a sweep.
-struct ScenarioPlot {
-  std::string x;                  ///< a dimension: the x axis (default: the last swept path)
-  std::string y = "step_time_s";  ///< a numeric column key
-  bool log_y = false;
-  std::optional<bool> bars;  ///< style: bars or lines; default bars when x is the variant
-  std::string title;         ///< default: the scenario's title
-  /// Only the cases whose dimension has this value (e.g. {"model", "llama3-70b"}).
-  std::vector<std::pair<std::string, std::string>> where;
-};
-
-/// A loaded scenario: every case built and checked, nothing run yet.
-struct Scenario {
-  std::string file;
-  std::string title;                    ///< `title:`, else the file's stem
-  std::vector<std::string> dimensions;  ///< "variant" (with compare:), then the swept paths in file order
-  std::vector<ScenarioCase> cases;      ///< variants in file order; the sweep's product, last path fastest
-  std::vector<std::string> columns;     ///< report.columns (keys of scenario_column_keys()); empty: default
-  /// Configurations reported per case: report.top for every case, else each case's planner.top (default 1).
-  std::optional<int> top;
-  /// The baseline of each case: the case equal to it except that these dimensions have these values.
-  /// Empty: the first case.
-  std::vector<std::pair<std::string, std::string>> baseline;
-  ScenarioPlot plot;
-};
 
 /// Reads a scenario file; catalog names resolve against `catalog`. Throws Error at FILE:LINE:COL.
 [[nodiscard]] Scenario load_scenario_file(const std::string& path, const Catalog& catalog);
@@ -66,40 +23,5 @@ struct Scenario {
 /// The dotted paths `sweep:` and `compare:` accept (cluster.gpus, cluster.scale_out.link, model, training.*,
 /// planner.*, ...).
 [[nodiscard]] const std::vector<std::string>& scenario_paths();
-/// The column keys `report.columns` accepts.
-[[nodiscard]] std::vector<std::string> scenario_column_keys();
-
-/// What one case gave.
-struct ScenarioRow {
-  std::vector<StepEstimate> best;  ///< best first, at most Scenario::top; empty when nothing was feasible
-  std::int64_t evaluated = 0;
-  std::int64_t feasible = 0;
-  int diameter = 0;                ///< of the best configuration's fabric
-  int transceivers = 0;            ///< optical transceivers of that fabric
-  Watts network_power;             ///< switches, NICs and optics of that fabric
-  std::optional<size_t> baseline;  ///< index of the baseline case, when it has a result
-  std::string note;                ///< why nothing (or nothing that fits) was found, or a skipped fabric
-};
-
-/// Every case's result, in case order.
-struct ScenarioResult {
-  std::vector<ScenarioRow> rows;
-  double elapsed_s = 0;
-};
-
-/// Progress: cases done (plus the running case's fraction) over all cases, in [0, 1].
-using ScenarioProgress = std::function<void(double fraction_done)>;
-
-/// Runs every case. A case with nothing feasible is a row with a note, not an error.
-[[nodiscard]] ScenarioResult run_scenario(const Scenario& scenario, const ScenarioProgress& progress = {});
-
-/// One row per case (and per rank when top > 1): the dimensions, the chosen columns, the deltas.
-/// For table/markdown, values in readable units (ms, GiB, M$, kW); for csv/json, SI under unit-suffixed keys.
-[[nodiscard]] Table scenario_table(const Scenario& scenario, const ScenarioResult& result, Format format);
-/// {"scenario", "dimensions", "rows": [{dimensions..., "rank", "configuration": {...}, deltas...}],
-/// "elapsed_s"}.
-[[nodiscard]] Json scenario_json(const Scenario& scenario, const ScenarioResult& result);
-/// The sweep as lines: report.plot.y against report.plot.x, one line per combination of the other dimensions.
-[[nodiscard]] LineChart scenario_chart(const Scenario& scenario, const ScenarioResult& result);
 
 }  // namespace costmodel

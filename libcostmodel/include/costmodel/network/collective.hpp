@@ -2,39 +2,15 @@
 // Closed-form alpha-beta cost of every collective LLM training issues, per algorithm, on a LinkPath.
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "costmodel/network/topology.hpp"
 #include "costmodel/spec/cluster.hpp"
+#include "costmodel/spec/collective.hpp"
 #include "costmodel/units.hpp"
 
 namespace costmodel {
-
-/// The collectives of NCCL (and MPI) that LLM training issues.
-enum class Collective { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kBroadcast, kReduce, kSendRecv };
-inline constexpr int kCollectiveCount = 7;
-
-/// How a collective is carried out; kAuto lets collective_cost() pick the fastest, as NCCL's tuner does.
-enum class Algorithm {
-  kRing,
-  kDoubleBinaryTree,
-  kHalvingDoubling,
-  kHierarchical,
-  kDirect,
-  kInNetwork,
-  kTorusBucket,
-  kAuto,
-};
-inline constexpr int kAlgorithmCount = 8;
-
-/// "allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv".
-[[nodiscard]] std::string_view to_string(Collective collective);
-/// The collective named `name` (as to_string spells it), or nullopt.
-[[nodiscard]] std::optional<Collective> parse_collective(std::string_view name);
-/// "ring", "tree", "halving-doubling", "hierarchical", "direct", "in-network", "torus-bucket", "auto".
-[[nodiscard]] std::string_view to_string(Algorithm algorithm);
-/// The algorithm named `name` (as to_string spells it), or nullopt.
-[[nodiscard]] std::optional<Algorithm> parse_algorithm(std::string_view name);
 
 /// Time of one collective under the alpha-beta model: latency_term + bandwidth_term.
 struct CommCost {
@@ -58,6 +34,10 @@ struct CommCost {
 /// Whether `algorithm` implements `collective` on `path` (e.g. in-network needs NVLS/SHARP on every level
 /// the communicator uses; torus-bucket needs a torus). Auto is always applicable.
 [[nodiscard]] bool applicable(Collective collective, Algorithm algorithm, const LinkPath& path);
+/// Why `algorithm` does not implement `collective` on `path` of `cluster` (the rule applicable() found
+/// broken, in words naming the GPU or switch at fault), or "" when it does.
+[[nodiscard]] std::string why_not_applicable(Collective collective, Algorithm algorithm, const LinkPath& path,
+                                             const ClusterSpec& cluster);
 
 /// The cost of `collective` on `n` bytes over `path`. Auto keeps the fastest applicable algorithm among
 /// those NCCL implements (ring, tree, in-network, direct; torus-bucket on a torus), as NCCL's tuner does:

@@ -86,6 +86,15 @@ struct PlanResult {
 /// Progress callback: the fraction of the work done, in [0, 1], called from the calling thread.
 using PlanProgress = std::function<void(double fraction_done)>;
 
+/// A request for `model` on `cluster` with `training`'s settings: its sequence length applied to the model,
+/// its global batch (or the default), dtype, compression and estimator options, its pins in the space.
+[[nodiscard]] PlanRequest plan_request(const ModelSpec& model, const ClusterSpec& cluster,
+                                       const TrainingSpec& training);
+
+/// `auto` (auto_topologies()) or a comma list of fabric kinds, each optionally KIND:OVERSUBSCRIPTION with
+/// a ratio >= 1 ("fat-tree:2,rail-optimized"). Throws Error (kInput) naming the bad part, with a suggestion.
+[[nodiscard]] std::vector<TopologyChoice> parse_topology_choices(std::string_view text);
+
 /// Runs the search. Throws Error (kInput) for a bad request (top_k < 1, a deadline without tokens,
 /// no fabric that can be built). An empty result is not an error: check `feasible`.
 [[nodiscard]] PlanResult plan(const PlanRequest& request, const PlanProgress& progress = {});

@@ -15,6 +15,8 @@ enum class TopologyKind { kFatTree, kRailOptimized, kRailOnly, kDragonflyPlus, k
 inline constexpr int kTopologyKindCount = 6;  ///< values of TopologyKind
 /// "fat-tree", "rail-optimized", "rail-only", "dragonfly-plus", "torus-2d", "torus-3d".
 [[nodiscard]] std::string_view to_string(TopologyKind kind);
+/// One line on what the fabric is, with its source (for catalogs and help).
+[[nodiscard]] std::string_view describe(TopologyKind kind);
 /// The kind named `name` (as to_string spells it), or nullopt.
 [[nodiscard]] std::optional<TopologyKind> parse_topology_kind(std::string_view name);
 

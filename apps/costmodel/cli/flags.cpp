@@ -1,0 +1,91 @@
+#include "cli/flags.hpp"
+
+namespace costmodel::cli {
+
+// ---------------------------------------------------------------------------------------------------
+// [cluster]
+
+void add_cluster_options(po::options_description& options) {
+  options.add_options()                                                                             //
+      ("cluster", po::value<std::string>()->value_name("FILE.yaml"), "cluster description (YAML)")  //
+      ("gpu", po::value<std::string>()->value_name("NAME"), "GPU catalog name, e.g. h100-sxm")      //
+      ("gpus", po::value<std::string>()->value_name("N"), "number of GPUs")                         //
+      ("gpus-per-node", po::value<std::string>()->value_name("N"), "GPUs per node (server)")        //
+      ("link", po::value<std::string>()->value_name("NAME"), "scale-out link, e.g. ib-ndr-400g")    //
+      ("nics-per-node", po::value<std::string>()->value_name("N"), "scale-out NICs per node")       //
+      ("topology", po::value<std::string>()->value_name("KIND"),
+       "fat-tree|rail-optimized|rail-only|dragonfly-plus|torus-2d|torus-3d")                        //
+      ("switch", po::value<std::string>()->value_name("NAME"), "switch catalog name, e.g. qm9700")  //
+      ("oversubscription", po::value<std::string>()->value_name("R"),
+       "leaf downlink:uplink bandwidth ratio (1 = non-blocking)");
+}
+
+ClusterArgs read_cluster_args(const po::variables_map& values, const Context& context) {
+  ClusterArgs args;
+  args.file = string_option(values, "cluster");
+  args.options.gpu = string_option(values, "gpu");
+  args.options.gpus = positive_int(values, "gpus", context);
+  args.options.gpus_per_node = positive_int(values, "gpus-per-node", context);
+  args.options.link = string_option(values, "link");
+  args.options.nics_per_node = positive_int(values, "nics-per-node", context);
+  args.options.switch_name = string_option(values, "switch");
+  args.options.oversubscription = positive_number(values, "oversubscription", context);
+  if (const auto topology = string_option(values, "topology")) {
+    if (!parse_topology_kind(*topology)) {
+      std::vector<std::string> known;
+      for (int k = 0; k < kTopologyKindCount; ++k) {
+        known.emplace_back(to_string(static_cast<TopologyKind>(k)));
+      }
+      const std::string hint = did_you_mean(*topology, known);
+      throw usage_error(context, "--topology", "unknown topology '" + *topology + "'",
+                        hint.empty() ? "expected one of " + join(known, ", ") : hint);
+    }
+    args.options.topology = *topology;
+  }
+  return args;
+}
+
+ClusterSpec make_cluster(const ClusterArgs& args, const Catalog& catalog) {
+  ClusterSpec base = args.file ? load_cluster_file(*args.file, catalog) : default_cluster(catalog);
+  ClusterSpec cluster = apply_cluster_options(std::move(base), args.options, catalog);
+  const auto reasons = validate(cluster);
+  if (!reasons.empty()) throw Error("the cluster is not usable: " + join(reasons, "; "));
+  return cluster;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// [model] and [training]
+
+void add_training_options(po::options_description& options, bool pins) {
+  options.add_options()("model", po::value<std::string>(),
+                        "model: catalog name (costmodel catalog models) or FILE.yaml [gpt3-175b]");
+  for (const TrainingField& field : training_fields()) {
+    if (field.pin && !pins) continue;
+    const std::string flag(field.flag);
+    const std::string help(field.help);
+    options.add_options()(flag.c_str(), po::value<std::string>(), help.c_str());
+  }
+}
+
+TrainingArgs read_training_args(const po::variables_map& values, const Context& context) {
+  TrainingArgs args;
+  if (auto model = string_option(values, "model")) args.model = *model;
+  for (const TrainingField& field : training_fields()) {
+    const std::string flag(field.flag);
+    const auto text = string_option(values, flag);
+    if (!text) continue;
+    try {
+      set_training_field(args.training, field.key, *text);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::kInternal) throw;
+      throw flag_error(context, "--" + flag, e);
+    }
+  }
+  return args;
+}
+
+ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog) {
+  return with_sequence_length(resolve_model(args.model, catalog), args.training);
+}
+
+}  // namespace costmodel::cli

@@ -1,0 +1,49 @@
+#pragma once
+// The [cluster], [model] and [training] flags of DESIGN.md §3, shared by the commands.
+
+#include <optional>
+#include <string>
+
+#include "cli/parser.hpp"
+#include "costmodel/io/catalog.hpp"
+#include "costmodel/io/load.hpp"
+#include "costmodel/spec/cluster.hpp"
+#include "costmodel/spec/model.hpp"
+#include "costmodel/spec/training.hpp"
+
+namespace costmodel::cli {
+
+// ---------------------------------------------------------------------------------------------------
+// [cluster]
+
+/// `--cluster FILE.yaml` and the flags that override it (or the default cluster).
+struct ClusterArgs {
+  std::optional<std::string> file;
+  ClusterOptions options;
+};
+
+/// Adds --cluster, --gpu, --gpus, --gpus-per-node, --link, --nics-per-node, --topology, --switch,
+/// --oversubscription.
+void add_cluster_options(po::options_description& options);
+/// Reads and checks them: positive integers, a known topology name, a positive oversubscription.
+[[nodiscard]] ClusterArgs read_cluster_args(const po::variables_map& values, const Context& context);
+/// The cluster file (or the default cluster) with the flags applied; throws Error if it is not usable.
+[[nodiscard]] ClusterSpec make_cluster(const ClusterArgs& args, const Catalog& catalog);
+
+// ---------------------------------------------------------------------------------------------------
+// [model] and [training]
+
+/// What the [model] and [training] flags say; unset knobs stay unset for the planner to choose.
+struct TrainingArgs {
+  std::string model = "gpt3-175b";  ///< --model NAME|FILE.yaml
+  TrainingSpec training;            ///< every training_fields() flag, read by set_training_field()
+};
+
+/// Adds --model and the training_fields() flags; `pins` adds the parallel degrees (--tp --pp ...) too.
+void add_training_options(po::options_description& options, bool pins);
+/// Reads them (every bad value is a usage error naming its flag).
+[[nodiscard]] TrainingArgs read_training_args(const po::variables_map& values, const Context& context);
+/// The model named by --model with --seq-len applied.
+[[nodiscard]] ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog);
+
+}  // namespace costmodel::cli

@@ -1,0 +1,51 @@
+#pragma once
+// Where a command's data goes: --format and -o (DESIGN.md §3).
+
+#include <fstream>
+#include <ostream>
+#include <string>
+
+#include "cli/parser.hpp"
+#include "costmodel/report/table.hpp"
+
+namespace costmodel::cli {
+
+struct OutputOptions {
+  Format format = Format::kTable;
+  std::string path;  ///< -o FILE; empty for stdout
+};
+
+/// Adds `--format table|csv|json|markdown` and `-o/--output FILE`.
+void add_output_options(po::options_description& options);
+[[nodiscard]] OutputOptions read_output_options(const po::variables_map& values, const Context& context);
+
+/// Where a command's data goes: stdout, or for -o FILE a temporary file in FILE's folder renamed to FILE
+/// by commit(), so an error never leaves a partial file. Failing to write is a usage error (exit 2) naming
+/// `flag` (-o, --plot, --emit-cluster).
+class OutputSink {
+ public:
+  OutputSink(const OutputOptions& options, Context context, std::string flag = "-o");
+  OutputSink(const OutputSink&) = delete;
+  OutputSink& operator=(const OutputSink&) = delete;
+  ~OutputSink();  ///< removes the temporary file unless committed
+
+  [[nodiscard]] std::ostream& stream();
+  [[nodiscard]] Format format() const { return format_; }
+  /// Flushes; with -o, moves the temporary file onto FILE.
+  void commit();
+
+ private:
+  Format format_;
+  Context context_;
+  std::string flag_;
+  std::string path_;
+  std::string temp_path_;
+  std::ofstream file_;
+  bool committed_ = false;
+};
+
+/// Writes `table` / `document` in the chosen format to the chosen place, and commits.
+void emit(const OutputOptions& options, const Context& context, const Table& table);
+void emit(const OutputOptions& options, const Context& context, const Json& document);
+
+}  // namespace costmodel::cli

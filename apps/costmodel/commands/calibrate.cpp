@@ -1,0 +1,123 @@
+// `costmodel calibrate LOG... [cluster] [--op NAME] [--line-rate BW] [--emit-cluster FILE.yaml]`: fit alpha
+// (s) and beta (s/B) per collective to nccl-tests logs, with R², the worst point, the bandwidth they imply
+// and the efficiency against the line rate; --emit-cluster writes the cluster with the measured constants,
+// for `--cluster` of every later command.
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/flags.hpp"
+#include "cli/sink.hpp"
+#include "costmodel/analysis/calibrate.hpp"
+#include "costmodel/io/cluster_writer.hpp"
+#include "costmodel/io/nccl_tests.hpp"
+#include "costmodel/report/calibration.hpp"
+
+namespace costmodel::cli {
+namespace {
+
+bool has_cluster_args(const ClusterArgs& args) {
+  const auto& o = args.options;
+  return args.file || o.gpu || o.gpus || o.gpus_per_node || o.link || o.nics_per_node || o.topology ||
+         o.switch_name || o.oversubscription;
+}
+
+std::optional<Collective> op_option(const po::variables_map& values, const Context& context) {
+  const auto name = string_option(values, "op");
+  if (!name) return std::nullopt;
+  if (const auto op = parse_collective(*name)) return op;
+  std::vector<std::string> known;
+  for (int c = 0; c < kCollectiveCount; ++c) known.emplace_back(to_string(static_cast<Collective>(c)));
+  const std::string hint = did_you_mean(*name, known);
+  throw usage_error(context, "--op", "unknown collective '" + *name + "'",
+                    hint.empty() ? "expected " + join(known, ", ") : hint);
+}
+
+std::optional<BytesPerSecond> line_rate_option(const po::variables_map& values, const Context& context) {
+  const auto text = string_option(values, "line-rate");
+  if (!text) return std::nullopt;
+  BytesPerSecond rate;
+  try {
+    rate = parse_bandwidth(*text);
+  } catch (const Error& e) {
+    throw usage_error(context, "--line-rate", e.message());
+  }
+  if (!(rate.value > 0)) throw usage_error(context, "--line-rate", "must be positive");
+  return rate;
+}
+
+}  // namespace
+
+int run_calibrate(const std::vector<std::string>& args, const Context& context) {
+  CommandParser parser(
+      context, "costmodel calibrate LOG... [cluster] [--emit-cluster FILE.yaml]",
+      "Fits t = alpha + beta x size to nccl-tests logs (all_reduce_perf, all_gather_perf, "
+      "reduce_scatter_perf, alltoall_perf, sendrecv_perf, broadcast_perf), one fit per collective, "
+      "algorithm and rank count, weighted by 1/t^2 so that small and large messages count alike. "
+      "Prints alpha (s), beta (s/B), R^2, the worst point, algbw and busbw (1/beta, bus factor/beta) "
+      "and the efficiency against the line rate. --emit-cluster writes the cluster (from [cluster], "
+      "else the default cluster with the GPU the logs name) with the scale-up constants of "
+      "single-node logs and the scale-out link constants of multi-node logs, under which the "
+      "model's ring (direct for alltoall, sendrecv) reproduces the fit.");
+  parser.add_positional("log", po::value<std::vector<std::string>>()->value_name("LOG"), -1);
+  parser.options().add_options()  //
+      ("op", po::value<std::string>()->value_name("NAME"),
+       "the collective of logs that do not name their test: allreduce|reducescatter|allgather|alltoall|"
+       "broadcast|reduce|sendrecv")  //
+      ("line-rate", po::value<std::string>()->value_name("BW"),
+       "busbw the efficiency is measured against, e.g. 400Gbps [the model's busbw at line rate]")  //
+      ("emit-cluster", po::value<std::string>()->value_name("FILE.yaml"),
+       "write the calibrated cluster file (replaced only once complete)");
+  add_cluster_options(parser.options());
+  add_output_options(parser.options());
+  if (!parser.parse(args)) return 0;
+  const auto& values = parser.values();
+  const OutputOptions output = read_output_options(values, context);
+  const ClusterArgs cluster_args = read_cluster_args(values, context);
+  if (!values.count("log")) throw usage_error(context, "LOG", "expected at least one nccl-tests log");
+  const auto paths = values["log"].as<std::vector<std::string>>();
+  const std::optional<Collective> op = op_option(values, context);
+  const std::optional<BytesPerSecond> line_rate = line_rate_option(values, context);
+  const auto emit_path = string_option(values, "emit-cluster");
+
+  std::vector<NcclTestsLog> logs;
+  for (const auto& path : paths) {
+    NcclTestsLog log = load_nccl_tests_log(path);
+    if (op) log.collective = op;
+    logs.push_back(std::move(log));
+  }
+  const Catalog catalog = load_catalog();
+  ClusterArgs effective = cluster_args;
+  if (!has_cluster_args(cluster_args)) {
+    // The GPU the logs name, when the user names no cluster.
+    for (const auto& log : logs) {
+      if (!log.device.empty()) {
+        effective.options.gpu = guess_gpu(log.device, catalog);
+        break;
+      }
+    }
+  }
+  const ClusterSpec cluster = make_cluster(effective, catalog);
+  const LogCalibration calibration = calibrate_logs(logs, cluster, line_rate, paths);
+
+  Table table = calibration_table(calibration, cluster, static_cast<int>(paths.size()), line_rate);
+  if (emit_path) {
+    if (!calibration.calibrated) {
+      throw usage_error(context, "--emit-cluster", "no fit could be mapped onto the cluster",
+                        "check --gpus-per-node and the logs' rank counts");
+    }
+    if (const auto reasons = validate(*calibration.calibrated); !reasons.empty()) {
+      throw Error("the calibrated cluster is not usable: " + reasons.front());
+    }
+    OutputSink sink(OutputOptions{Format::kTable, *emit_path}, context, "--emit-cluster");
+    sink.stream() << cluster_yaml(*calibration.calibrated, calibration.comment);
+    sink.commit();
+    table.notes.push_back("wrote " + *emit_path + " (use it with --cluster)");
+  }
+  emit(output, context, table);
+  return 0;
+}
+
+}  // namespace costmodel::cli

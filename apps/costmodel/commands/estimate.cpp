@@ -1,0 +1,49 @@
+// `costmodel estimate`: one parallel configuration -> step time, breakdown, memory, MFU, days and cost.
+
+#include <string>
+#include <vector>
+
+#include "cli/flags.hpp"
+#include "cli/sink.hpp"
+#include "costmodel/estimate/step.hpp"
+#include "costmodel/report/configuration.hpp"
+
+namespace costmodel::cli {
+
+int run_estimate(const std::vector<std::string>& args, const Context& context) {
+  CommandParser parser(
+      context, "costmodel estimate [cluster] [model] [training] --tp N --pp N --dp N",
+      "Step time, breakdown, memory per GPU, MFU, tokens/s and (with --tokens) days and cost of "
+      "one parallel configuration.");
+  add_cluster_options(parser.options());
+  add_training_options(parser.options(), true);
+  add_output_options(parser.options());
+  if (!parser.parse(args)) return 0;
+  const auto& values = parser.values();
+  const ClusterArgs cluster_args = read_cluster_args(values, context);
+  const TrainingArgs training = read_training_args(values, context);
+  const OutputOptions output = read_output_options(values, context);
+  for (const char* required : {"tp", "pp", "dp"}) {
+    if (!values.count(required)) {
+      throw usage_error(context, std::string("--") + required,
+                        "required: estimate evaluates one split (use `costmodel plan` to search)");
+    }
+  }
+  const Catalog catalog = load_catalog();
+  const ClusterSpec cluster = make_cluster(cluster_args, catalog);
+  const ModelSpec model = make_model(training, catalog);
+  const Strategy strategy = pinned_strategy(training.training, model, cluster.gpus);
+  if (const auto reasons = validate(strategy, model, cluster); !reasons.empty()) {
+    throw usage_error(context, "split", "invalid: " + join(reasons, "; "));
+  }
+
+  const StepEstimate e = estimate(model, cluster, strategy, estimate_options(training.training));
+  if (output.format == Format::kJson || output.format == Format::kCsv) {
+    emit(output, context, configuration_json(e));
+  } else {
+    emit(output, context, estimate_table(e, model, cluster));
+  }
+  return 0;
+}
+
+}  // namespace costmodel::cli

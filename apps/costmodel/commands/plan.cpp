@@ -1,0 +1,152 @@
+// `costmodel plan [cluster] [model] [training] [pins] [--top K] [--rank-by time|cost|switches] [--pareto]`:
+// every valid parallel configuration (and fabric, and GPU count) ranked; exit 3 when nothing is feasible.
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/flags.hpp"
+#include "cli/progress.hpp"
+#include "cli/sink.hpp"
+#include "costmodel/report/plan.hpp"
+#include "costmodel/report/svg.hpp"
+#include "costmodel/search/planner.hpp"
+
+namespace costmodel::cli {
+namespace {
+
+constexpr int kDefaultTop = 10;
+
+void add_plan_options(po::options_description& options) {
+  options.add_options()                                                                        //
+      ("top", po::value<std::string>()->value_name("K"), "configurations shown (default 10)")  //
+      ("rank-by", po::value<std::string>()->value_name("O"),
+       "time|cost|switches (default time; cost with --deadline-days)")                                //
+      ("pareto", "also show the Pareto front of (step time, cost, switches)")                         //
+      ("tp-beyond-node", "let tensor parallelism span more than the scale-up domain")                 //
+      ("threads", po::value<std::string>()->value_name("N"), "worker threads (default: every core)")  //
+      ("deadline-days", po::value<std::string>()->value_name("D"),
+       "find the cheapest GPU count that trains --tokens within D days")  //
+      ("gpus-range", po::value<std::string>()->value_name("A:B"),
+       "GPU counts searched with --deadline-days (multiples of --gpus-per-node; default 1 node:--gpus)")  //
+      ("plot", po::value<std::string>()->value_name("FILE.svg"),
+       "draw the Pareto front (step time vs cost, marker size = switches) as SVG");
+}
+
+std::pair<int, int> parse_range(const std::string& text, const Context& context) {
+  int a = 0;
+  int b = 0;
+  char extra = 0;
+  if (text.find(':') == std::string::npos || std::sscanf(text.c_str(), "%d:%d%c", &a, &b, &extra) != 2 ||
+      a < 1 || b < a) {
+    throw usage_error(context, "--gpus-range", "expected A:B with 1 <= A <= B, not '" + text + "'",
+                      "e.g. --gpus-range 512:4096");
+  }
+  return {a, b};
+}
+
+std::string describe(const Strategy& s) {
+  std::ostringstream text;
+  text << "tp=" << s.tp << " pp=" << s.pp << " dp=" << s.dp << " cp=" << s.cp << " ep=" << s.ep
+       << " vpp=" << s.vpp << " micro_batch=" << s.micro_batch << " recompute=" << to_string(s.recompute)
+       << " zero=" << s.zero << " sequence_parallel=" << (s.sequence_parallel ? "on" : "off")
+       << " overlap=" << (s.overlap ? "on" : "off");
+  return text.str();
+}
+
+[[noreturn]] void throw_infeasible(const PlanResult& result) {
+  std::ostringstream text;
+  text << "nothing feasible among " << result.evaluated
+       << " candidates (rejected: " << rejected_summary(result) << ")";
+  for (size_t i = 0; i < result.closest.size(); ++i) {
+    const auto& c = result.closest[i];
+    text << (i == 0 ? "; closest: " : "; ") << '[' << i + 1 << "] " << describe(c.estimate.strategy) << " on "
+         << to_string(c.estimate.topology) << ": " << join(c.reasons, ", ");
+  }
+  for (const auto& skipped : result.skipped_topologies) text << "; skipped " << skipped;
+  throw Error(text.str(), ErrorKind::kInfeasible);
+}
+
+/// The request the flags describe: cluster, model and training, the fabrics, the search's bounds and goal.
+PlanRequest read_request(po::variables_map values, const Context& context) {
+  // --topology may be a list here: take it out before the shared [cluster] reader checks it.
+  std::vector<TopologyChoice> topologies;
+  if (const auto topology = string_option(values, "topology")) {
+    try {
+      topologies = parse_topology_choices(*topology);
+    } catch (const Error& e) {
+      throw flag_error(context, "--topology", e);
+    }
+    values.erase("topology");
+  }
+  const Catalog catalog = load_catalog();
+  const ClusterSpec cluster = make_cluster(read_cluster_args(values, context), catalog);
+  const TrainingArgs training = read_training_args(values, context);
+  PlanRequest request = plan_request(make_model(training, catalog), cluster, training.training);
+  request.topologies = topologies;
+  request.space.tp_beyond_node = values.count("tp-beyond-node") > 0;
+  request.top_k = positive_int(values, "top", context).value_or(kDefaultTop);
+  if (const auto threads = positive_int(values, "threads", context)) request.threads = *threads;
+
+  const auto deadline = positive_number(values, "deadline-days", context);
+  const auto range = string_option(values, "gpus-range");
+  if (range && !deadline) throw usage_error(context, "--gpus-range", "only applies with --deadline-days");
+  if (deadline) {
+    if (!request.options.tokens) throw usage_error(context, "--deadline-days", "needs --tokens");
+    DeadlineSearch search{*deadline, request.cluster.gpus_per_node, request.cluster.gpus};
+    if (range) std::tie(search.min_gpus, search.max_gpus) = parse_range(*range, context);
+    request.deadline = search;
+    request.objective = Objective::kCost;
+  }
+  if (const auto rank_by = string_option(values, "rank-by")) {
+    const auto objective = parse_objective(*rank_by);
+    if (!objective) {
+      throw usage_error(context, "--rank-by", "unknown objective '" + *rank_by + "'",
+                        "expected time, cost or switches");
+    }
+    request.objective = *objective;
+  }
+  return request;
+}
+
+}  // namespace
+
+int run_plan(const std::vector<std::string>& args, const Context& context) {
+  CommandParser parser(
+      context, "costmodel plan [cluster] [model] [training] [options]",
+      "Every valid parallel configuration, ranked; the Pareto front of step time, cost and switches.\n"
+      "--topology also takes auto (fat-tree 1:1, 2:1, 4:1, rail-optimized, rail-only,\n"
+      "dragonfly-plus, torus-3d) or a comma list of kinds, each optionally KIND:OVERSUBSCRIPTION.\n"
+      "Exit 3 when nothing is feasible, with the closest candidates and why.");
+  add_cluster_options(parser.options());
+  add_training_options(parser.options(), true);
+  add_plan_options(parser.options());
+  add_output_options(parser.options());
+  if (!parser.parse(args)) return 0;
+  const PlanRequest request = read_request(parser.values(), context);
+  const OutputOptions output = read_output_options(parser.values(), context);
+
+  PlanResult result;
+  {
+    ProgressBar bar("planning");
+    result = plan(request, [&bar](double fraction) { bar.update(fraction); });
+  }
+  if (result.feasible == 0) throw_infeasible(result);
+  if (const auto plot_path = string_option(parser.values(), "plot")) {
+    OutputSink sink(OutputOptions{Format::kTable, *plot_path}, context, "--plot");
+    sink.stream() << render_svg(pareto_chart(result,
+                                             request.model.name + " on " +
+                                                 std::to_string(request.cluster.gpus) + " x " +
+                                                 request.cluster.gpu.name + ": Pareto front",
+                                             request.cluster.gpu.hourly_price));
+    sink.commit();
+  }
+  OutputSink sink(output, context);
+  write_plan(sink.stream(), result, request.objective, sink.format(), parser.values().count("pareto") > 0);
+  sink.commit();
+  return 0;
+}
+
+}  // namespace costmodel::cli

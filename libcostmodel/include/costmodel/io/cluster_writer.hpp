@@ -1,0 +1,17 @@
+#pragma once
+// Writing a cluster back as a cluster file (DESIGN.md §4), e.g. after calibration.
+
+#include <string>
+#include <vector>
+
+#include "costmodel/spec/cluster.hpp"
+
+namespace costmodel {
+
+/// `cluster` as a cluster file (DESIGN.md §4) that load_cluster_file() reads back: catalog names for the
+/// GPU and switch, the link inline (`name` plus line rate, latency and efficiency), scale_up explicit.
+/// `comment` lines are written first, each prefixed with "# ".
+[[nodiscard]] std::string cluster_yaml(const ClusterSpec& cluster,
+                                       const std::vector<std::string>& comment = {});
+
+}  // namespace costmodel

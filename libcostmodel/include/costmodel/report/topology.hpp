@@ -1,0 +1,27 @@
+#pragma once
+// What `costmodel topology` prints: one fabric's inventory, capex, power, diameter and bisection, or every
+// fabric side by side (analysis/fabrics.hpp).
+
+#include <vector>
+
+#include "costmodel/analysis/fabrics.hpp"
+#include "costmodel/network/topology.hpp"
+#include "costmodel/report/table.hpp"
+#include "costmodel/spec/cluster.hpp"
+
+namespace costmodel {
+
+/// One fabric in detail for people: switches per tier, links, optics, NICs, cables, capex, power, diameter,
+/// bisection, titled with the cluster.
+[[nodiscard]] Table topology_table(const Topology& topology, const ClusterSpec& cluster);
+/// One fabric as one row of the comparison's columns (for CSV).
+[[nodiscard]] Table topology_rows_table(const Topology& topology, const ClusterSpec& cluster);
+/// One fabric as the comparison row's object: topology, gpus, nodes, tiers, ..., bisection_Bps, note.
+[[nodiscard]] Json topology_json(const Topology& topology, const ClusterSpec& cluster);
+
+/// Every fabric, one row each (a fabric that cannot be built has nulls and its reason in `note`).
+[[nodiscard]] Table fabrics_table(const std::vector<FabricOption>& options, const ClusterSpec& base);
+/// {"gpus", "gpu", "link", "switch", "topologies": [rows as topology_json()]}.
+[[nodiscard]] Json fabrics_json(const std::vector<FabricOption>& options, const ClusterSpec& base);
+
+}  // namespace costmodel

@@ -1,0 +1,34 @@
+#pragma once
+// The catalogs in memory: every GPU, link, switch and model entry, looked up by name. Loading them from
+// data/*.yaml and models/*.yaml is io/catalog.hpp's job.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "costmodel/spec/hardware.hpp"
+#include "costmodel/spec/model.hpp"
+
+namespace costmodel {
+
+/// Everything the catalogs hold. Look-ups by name throw Error naming the closest entries.
+struct Catalog {
+  std::string root;  ///< folder holding data/ and models/
+  std::vector<GpuSpec> gpus;
+  std::vector<LinkSpec> links;
+  std::vector<SwitchSpec> switches;
+  std::vector<ModelSpec> models;
+
+  /// The GPU entry `name` (e.g. "h100-sxm"); throws Error with the closest names if there is none.
+  [[nodiscard]] const GpuSpec& gpu(std::string_view name) const;
+  /// The link entry `name` (e.g. "ib-ndr-400g"); throws Error like gpu().
+  [[nodiscard]] const LinkSpec& link(std::string_view name) const;
+  /// The switch entry `name` (e.g. "qm9700"); throws Error like gpu().
+  [[nodiscard]] const SwitchSpec& switch_spec(std::string_view name) const;
+  /// The model `name` of models/*.yaml (e.g. "gpt3-175b"); throws Error like gpu().
+  [[nodiscard]] const ModelSpec& model(std::string_view name) const;
+  /// The catalog switch whose port speed matches `link` best (qm8700 for HDR, qm9700 for NDR, ...).
+  [[nodiscard]] const SwitchSpec& default_switch_for(const LinkSpec& link) const;
+};
+
+}  // namespace costmodel

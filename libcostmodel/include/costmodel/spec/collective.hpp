@@ -1,0 +1,36 @@
+#pragma once
+// The names of the collectives and of the algorithms that carry them out: plain vocabulary shared by the
+// training settings (which algorithm the DP and TP exchanges use) and the network model that costs them.
+
+#include <optional>
+#include <string_view>
+
+namespace costmodel {
+
+/// The collectives of NCCL (and MPI) that LLM training issues.
+enum class Collective { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kBroadcast, kReduce, kSendRecv };
+inline constexpr int kCollectiveCount = 7;
+
+/// How a collective is carried out; kAuto lets collective_cost() pick the fastest, as NCCL's tuner does.
+enum class Algorithm {
+  kRing,
+  kDoubleBinaryTree,
+  kHalvingDoubling,
+  kHierarchical,
+  kDirect,
+  kInNetwork,
+  kTorusBucket,
+  kAuto,
+};
+inline constexpr int kAlgorithmCount = 8;
+
+/// "allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv".
+[[nodiscard]] std::string_view to_string(Collective collective);
+/// The collective named `name` (as to_string spells it), or nullopt.
+[[nodiscard]] std::optional<Collective> parse_collective(std::string_view name);
+/// "ring", "tree", "halving-doubling", "hierarchical", "direct", "in-network", "torus-bucket", "auto".
+[[nodiscard]] std::string_view to_string(Algorithm algorithm);
+/// The algorithm named `name` (as to_string spells it), or nullopt.
+[[nodiscard]] std::optional<Algorithm> parse_algorithm(std::string_view name);
+
+}  // namespace costmodel

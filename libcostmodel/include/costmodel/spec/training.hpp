@@ -1,0 +1,61 @@
+#pragma once
+// TrainingSpec: what a training run sets beside the model and the cluster (batch, precision, token budget,
+// compression, kernels, collective algorithms) and the knobs a user or a source pins (the planner chooses
+// the rest). One type for the CLI's [training] flags, runs files, scenarios and the API, and one reader of
+// its fields, set_training_field(), so that every input accepts the same values with the same words.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "costmodel/spec/collective.hpp"
+#include "costmodel/spec/hardware.hpp"
+#include "costmodel/spec/model.hpp"
+#include "costmodel/spec/strategy.hpp"
+
+namespace costmodel {
+
+/// The settings of one training run; unset optionals take the defaults noted.
+struct TrainingSpec {
+  std::optional<std::int64_t> seq_len;        ///< tokens per sequence; default the model's
+  std::optional<int> global_batch;            ///< sequences per step; default default_global_batch()
+  Dtype dtype = Dtype::kBf16;                 ///< GEMM precision: bf16, fp16 or fp8
+  std::optional<double> tokens;               ///< training tokens (a count), for days and cost
+  Compression compression;                    ///< of the data-parallel gradient exchange
+  bool flash_attention = true;                ///< fused attention (Dao et al. 2022) vs standard kernels
+  Algorithm dp_algorithm = Algorithm::kAuto;  ///< the DP gradient exchange's algorithm
+  Algorithm tp_algorithm = Algorithm::kAuto;  ///< the tensor-parallel collectives' algorithm
+  Pins pins;                                  ///< knobs fixed by the user or the source
+};
+
+/// One field of TrainingSpec as every input spells it: `key` in YAML (runs files, scenarios' training.*),
+/// `flag` on the command line (without the leading --).
+struct TrainingField {
+  std::string_view key;   ///< "global_batch"
+  std::string_view flag;  ///< "global-batch"
+  std::string_view help;  ///< one line for --help: what it is, its values, its default
+  bool pin = false;       ///< a parallel degree (tp, pp, dp, cp, ep, vpp): only commands that take a split
+};
+
+/// Every field, in the order --help lists them.
+[[nodiscard]] const std::vector<TrainingField>& training_fields();
+
+/// Sets `key` (a TrainingField::key) of `spec` from its text: integers, on|off (or true|false), names and
+/// token counts ("300B", "1.5T", "300e9") as every input writes them. Throws Error (kInput, no location:
+/// the caller adds the file and line, or the flag) with the accepted values and a suggestion for a near
+/// miss; an unknown key is an internal error.
+void set_training_field(TrainingSpec& spec, std::string_view key, std::string_view text);
+
+/// The model with the run's sequence length applied.
+[[nodiscard]] ModelSpec with_sequence_length(ModelSpec model, const TrainingSpec& spec);
+
+/// The global batch in sequences: the spec's, else default_global_batch(model, gpus).
+[[nodiscard]] int global_batch_of(const TrainingSpec& spec, const ModelSpec& model, int gpus);
+
+/// The one Strategy the spec pins (tp, pp and dp must be pinned; the rest default to cp 1, ep 1, vpp 1,
+/// micro-batch 1, no recompute, ZeRO 0, overlap and sequence parallelism on). Throws Error naming the first
+/// of tp, pp, dp that is not pinned.
+[[nodiscard]] Strategy pinned_strategy(const TrainingSpec& spec, const ModelSpec& model, int gpus);
+
+}  // namespace costmodel

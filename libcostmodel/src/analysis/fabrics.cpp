@@ -1,0 +1,32 @@
+#include "costmodel/analysis/fabrics.hpp"
+
+#include "costmodel/error.hpp"
+
+namespace costmodel {
+
+std::vector<FabricOption> compare_fabrics(const ClusterSpec& base) {
+  std::vector<FabricOption> options;
+  for (int k = 0; k < kTopologyKindCount; ++k) {
+    FabricOption option;
+    option.kind = static_cast<TopologyKind>(k);
+    ClusterSpec cluster = base;
+    cluster.topology = option.kind;
+    if (const auto reasons = validate(cluster); !reasons.empty()) {
+      option.note = reasons.front();
+      options.push_back(std::move(option));
+      continue;
+    }
+    try {
+      option.topology = build_topology(cluster);
+      option.cluster = std::move(cluster);
+    } catch (const Error& error) {
+      if (error.kind() == ErrorKind::kInternal) throw;
+      option.note = error.field().empty() ? error.message() : error.field() + ": " + error.message();
+      if (!error.hint().empty()) option.note += "; " + error.hint();
+    }
+    options.push_back(std::move(option));
+  }
+  return options;
+}
+
+}  // namespace costmodel

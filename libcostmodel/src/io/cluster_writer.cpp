@@ -1,0 +1,59 @@
+#include "costmodel/io/cluster_writer.hpp"
+
+#include <array>
+#include <cstdio>
+#include <sstream>
+
+namespace costmodel {
+namespace {
+
+std::string fixed(double value, int decimals) {
+  std::array<char, 64> buffer{};
+  std::snprintf(buffer.data(), buffer.size(), "%.*f", decimals, value);
+  return buffer.data();
+}
+
+}  // namespace
+
+std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& comment) {
+  // Units written so that they read back exactly enough: GB/s with 6 decimals (1 kB/s), ns with 3 (1 ps).
+  const auto bandwidth = [](BytesPerSecond b) { return fixed(b.value / 1e9, 6) + "GB/s"; };
+  const auto seconds = [](Seconds s) { return fixed(s.value * 1e9, 3) + "ns"; };
+  const auto number = [](double v) { return fixed(v, 6); };
+  std::ostringstream out;
+  for (const auto& line : comment) out << "# " << line << '\n';
+  out << "gpu: " << c.gpu.name << '\n'
+      << "gpus: " << c.gpus << '\n'
+      << "gpus_per_node: " << c.gpus_per_node << '\n'
+      << "scale_up:\n"
+      << "  bandwidth: " << bandwidth(c.scale_up.bandwidth) << '\n'
+      << "  latency: " << seconds(c.scale_up.latency) << '\n'
+      << "  domain: " << c.scale_up.domain << '\n'
+      << "  efficiency: " << number(c.scale_up.efficiency) << '\n'
+      << "  in_network_reduction: " << (c.scale_up.in_network_reduction ? "true" : "false") << '\n'
+      << "  in_network_efficiency: " << number(c.scale_up.in_network_efficiency) << '\n'
+      << "scale_out:\n"
+      << "  topology: " << to_string(c.topology) << '\n'
+      << "  link:\n"
+      << "    name: " << c.link.name << '\n'
+      << "    line_rate: " << bandwidth(c.link.line_rate) << '\n'
+      << "    latency: " << seconds(c.link.latency) << '\n'
+      << "    efficiency: " << number(c.link.efficiency) << '\n'
+      << "    transport: " << to_string(c.link.transport) << '\n'
+      << "    nic_price: " << fixed(c.link.nic_price.value, 2) << "USD\n"
+      << "    nic_power: " << fixed(c.link.nic_power.value, 3) << "W\n"
+      << "    transceiver_price: " << fixed(c.link.transceiver_price.value, 2) << "USD\n"
+      << "    transceiver_power: " << fixed(c.link.transceiver_power.value, 3) << "W\n";
+  if (!c.link.media.empty()) out << "    media: " << c.link.media << '\n';
+  out << "  nics_per_node: " << c.nics_per_node << '\n'
+      << "  switch: " << c.switch_spec.name << '\n'
+      << "  oversubscription: " << number(c.oversubscription) << '\n';
+  if (!c.torus_dims.empty()) {
+    out << "  torus_dims: [";
+    for (size_t i = 0; i < c.torus_dims.size(); ++i) out << (i ? ", " : "") << c.torus_dims[i];
+    out << "]\n";
+  }
+  return out.str();
+}
+
+}  // namespace costmodel

@@ -1,0 +1,234 @@
+#include "costmodel/report/catalog.hpp"
+
+#include <cctype>
+#include <cstdint>
+#include <utility>
+
+#include "costmodel/error.hpp"
+#include "costmodel/spec/cluster.hpp"
+#include "costmodel/units.hpp"
+
+namespace costmodel {
+namespace {
+
+constexpr double kTera = 1e12;
+constexpr double kGiga = 1e9;
+constexpr double kGibi = 1073741824.0;
+constexpr double kMicro = 1e-6;
+constexpr double kNano = 1e-9;
+constexpr double kGigabitPerSecond = 1e9 / kBitsPerByte;  // in B/s
+
+/// A number that is 0 when the entry does not have it (unsupported dtype) as null.
+Json positive_or_null(double value) {
+  return value > 0.0 ? Json(value) : Json();
+}
+
+std::vector<ColumnOf<GpuSpec>> gpu_fields() {
+  std::vector<ColumnOf<GpuSpec>> fields = {
+      {"name", "name", "", 1, [](const GpuSpec& g) { return Json(g.name); }},
+      {"vendor", "vendor", "", 1, [](const GpuSpec& g) { return Json(g.vendor); }},
+  };
+  for (int d = 0; d < kDtypeCount; ++d) {
+    const auto dtype = static_cast<Dtype>(d);
+    const std::string name(to_string(dtype));
+    std::string upper = name;
+    for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    fields.push_back({"peak_" + name + "_flops", upper, "TFLOP/s", kTera,
+                      [dtype](const GpuSpec& g) { return positive_or_null(g.peak(dtype).value); }});
+  }
+  const std::vector<ColumnOf<GpuSpec>> rest = {
+      {"hbm_bytes", "HBM", "GiB", kGibi, [](const GpuSpec& g) { return Json(g.hbm.value); }},
+      {"hbm_bandwidth_Bps", "HBM bw", "GB/s", kGiga,
+       [](const GpuSpec& g) { return Json(g.hbm_bandwidth.value); }},
+      {"scale_up_bandwidth_Bps", "scale-up bw", "GB/s", kGiga,
+       [](const GpuSpec& g) { return Json(g.scale_up.bandwidth.value); }},
+      {"scale_up_domain", "domain", "GPUs", 1, [](const GpuSpec& g) { return Json(g.scale_up.domain); }},
+      {"scale_up_latency_s", "scale-up lat", "us", kMicro,
+       [](const GpuSpec& g) { return Json(g.scale_up.latency.value); }},
+      {"scale_up_in_network_reduction", "NVLS", "", 1,
+       [](const GpuSpec& g) { return Json(g.scale_up.in_network_reduction); }},
+      {"scale_up_efficiency", "scale-up eff", "", 1,
+       [](const GpuSpec& g) { return Json(g.scale_up.efficiency); }},
+      {"tdp_w", "TDP", "W", 1, [](const GpuSpec& g) { return Json(g.tdp.value); }},
+      {"price_usd", "price", "$", 1, [](const GpuSpec& g) { return Json(g.price.value); }, 6},
+      {"price_estimate", "est.", "", 1, [](const GpuSpec& g) { return Json(g.price_estimate); }},
+      {"hourly_price_usd_per_h", "hourly", "$/h", 1,
+       [](const GpuSpec& g) { return Json(g.hourly_price.value * kSecondsPerHour); }},
+      {"efficiency_gemm", "GEMM eff", "", 1, [](const GpuSpec& g) { return Json(g.efficiency.gemm); }},
+      {"efficiency_gemm_half_size", "GEMM half", "", 1,
+       [](const GpuSpec& g) { return Json(g.efficiency.gemm_half_size); }},
+      {"efficiency_hbm", "HBM eff", "", 1, [](const GpuSpec& g) { return Json(g.efficiency.hbm); }},
+      {"efficiency_attention", "attn eff", "", 1,
+       [](const GpuSpec& g) { return Json(g.efficiency.attention); }},
+      {"efficiency_overlap", "overlap", "", 1, [](const GpuSpec& g) { return Json(g.efficiency.overlap); }},
+      {"memory_reserve_bytes", "reserve", "GiB", 1073741824.0,
+       [](const GpuSpec& g) { return Json(g.memory_reserve.value); }},
+      {"scale_up_in_network_efficiency", "NVLS eff", "", 1,
+       [](const GpuSpec& g) { return Json(g.scale_up.in_network_efficiency); }},
+      {"efficiency_fitted", "fitted", "", 1, [](const GpuSpec& g) { return Json(g.efficiency.fitted); }, 4,
+       Audience::kMachines},
+      {"source", "source", "", 1, [](const GpuSpec& g) { return Json(g.source); }, 4, Audience::kMachines},
+  };
+  fields.insert(fields.end(), rest.begin(), rest.end());
+  return fields;
+}
+
+std::vector<ColumnOf<LinkSpec>> link_fields() {
+  return {
+      {"name", "name", "", 1, [](const LinkSpec& l) { return Json(l.name); }},
+      {"line_rate_Bps", "line rate", "Gb/s", kGigabitPerSecond,
+       [](const LinkSpec& l) { return Json(l.line_rate.value); }},
+      {"efficiency", "eff", "", 1, [](const LinkSpec& l) { return Json(l.efficiency); }},
+      {"effective_bandwidth_Bps", "effective", "GB/s", kGiga,
+       [](const LinkSpec& l) { return Json(l.effective_bandwidth().value); }},
+      {"latency_s", "latency", "us", kMicro, [](const LinkSpec& l) { return Json(l.latency.value); }},
+      {"transport", "transport", "", 1,
+       [](const LinkSpec& l) { return Json(std::string(to_string(l.transport))); }},
+      {"gpudirect", "GDR", "", 1, [](const LinkSpec& l) { return Json(l.gpudirect); }},
+      {"media", "media", "", 1, [](const LinkSpec& l) { return Json(l.media); }},
+      {"transceiver_power_w", "xcvr power", "W", 1,
+       [](const LinkSpec& l) { return Json(l.transceiver_power.value); }},
+      {"transceiver_price_usd", "xcvr price", "$", 1,
+       [](const LinkSpec& l) { return Json(l.transceiver_price.value); }, 6},
+      {"nic_power_w", "NIC power", "W", 1, [](const LinkSpec& l) { return Json(l.nic_power.value); }},
+      {"nic_price_usd", "NIC price", "$", 1, [](const LinkSpec& l) { return Json(l.nic_price.value); }, 6},
+      {"price_estimate", "est.", "", 1, [](const LinkSpec& l) { return Json(l.price_estimate); }},
+      {"source", "source", "", 1, [](const LinkSpec& l) { return Json(l.source); }, 4, Audience::kMachines},
+  };
+}
+
+std::vector<ColumnOf<SwitchSpec>> switch_fields() {
+  return {
+      {"name", "name", "", 1, [](const SwitchSpec& s) { return Json(s.name); }},
+      {"vendor", "vendor", "", 1, [](const SwitchSpec& s) { return Json(s.vendor); }},
+      {"radix", "radix", "ports", 1, [](const SwitchSpec& s) { return Json(s.radix); }},
+      {"port_bandwidth_Bps", "port speed", "Gb/s", kGigabitPerSecond,
+       [](const SwitchSpec& s) { return Json(s.port_bandwidth.value); }},
+      {"latency_s", "latency", "ns", kNano, [](const SwitchSpec& s) { return Json(s.latency.value); }},
+      {"power_w", "power", "W", 1, [](const SwitchSpec& s) { return Json(s.power.value); }},
+      {"price_usd", "price", "$", 1, [](const SwitchSpec& s) { return Json(s.price.value); }, 6},
+      {"price_estimate", "est.", "", 1, [](const SwitchSpec& s) { return Json(s.price_estimate); }},
+      {"in_network_reduction", "in-network reduction", "", 1,
+       [](const SwitchSpec& s) { return Json(std::string(to_string(s.in_network_reduction))); }},
+      {"source", "source", "", 1, [](const SwitchSpec& s) { return Json(s.source); }, 4, Audience::kMachines},
+  };
+}
+
+/// A model with its parameter count, computed once.
+struct ModelRow {
+  ModelSpec model;
+  ParameterCount parameters;
+};
+
+Json moe_field(const ModelSpec& m, std::int64_t MoeSpec::*member) {
+  return m.is_moe() ? Json((*m.moe).*member) : Json();
+}
+Json moe_field(const ModelSpec& m, int MoeSpec::*member) {
+  return m.is_moe() ? Json((*m.moe).*member) : Json();
+}
+
+std::vector<ColumnOf<ModelRow>> model_fields() {
+  return {
+      {"name", "name", "", 1, [](const ModelRow& r) { return Json(r.model.name); }},
+      {"layers", "layers", "", 1, [](const ModelRow& r) { return Json(r.model.layers); }},
+      {"hidden", "hidden", "", 1, [](const ModelRow& r) { return Json(r.model.hidden); }},
+      {"heads", "heads", "", 1, [](const ModelRow& r) { return Json(r.model.heads); }},
+      {"kv_heads", "kv heads", "", 1, [](const ModelRow& r) { return Json(r.model.kv_heads); }},
+      {"ffn_hidden", "ffn hidden", "", 1, [](const ModelRow& r) { return Json(r.model.ffn_hidden); }},
+      {"ffn", "ffn", "", 1, [](const ModelRow& r) { return Json(std::string(to_string(r.model.ffn))); }},
+      {"vocab", "vocab", "", 1, [](const ModelRow& r) { return Json(r.model.vocab); }},
+      {"seq_len", "seq len", "", 1, [](const ModelRow& r) { return Json(r.model.seq_len); }},
+      {"tied_embeddings", "tied", "", 1, [](const ModelRow& r) { return Json(r.model.tied_embeddings); }},
+      {"bias", "bias", "", 1, [](const ModelRow& r) { return Json(r.model.bias); }},
+      {"norm", "norm", "", 1, [](const ModelRow& r) { return Json(std::string(to_string(r.model.norm))); }},
+      {"position", "position", "", 1,
+       [](const ModelRow& r) { return Json(std::string(to_string(r.model.position))); }},
+      {"moe_experts", "experts", "", 1,
+       [](const ModelRow& r) { return moe_field(r.model, &MoeSpec::experts); }},
+      {"moe_top_k", "top-k", "", 1, [](const ModelRow& r) { return moe_field(r.model, &MoeSpec::top_k); }},
+      {"moe_every", "moe every", "", 1,
+       [](const ModelRow& r) { return moe_field(r.model, &MoeSpec::every); }},
+      {"moe_expert_ffn_hidden", "expert ffn", "", 1,
+       [](const ModelRow& r) { return moe_field(r.model, &MoeSpec::expert_ffn_hidden); }},
+      {"moe_shared_experts", "shared", "", 1,
+       [](const ModelRow& r) { return moe_field(r.model, &MoeSpec::shared_experts); }},
+      {"parameters_total", "params", "B", kGiga,
+       [](const ModelRow& r) { return exact_count(r.parameters.total); }},
+      {"parameters_active", "active", "B", kGiga,
+       [](const ModelRow& r) { return exact_count(r.parameters.active); }},
+      {"source", "source", "", 1, [](const ModelRow& r) { return Json(r.model.source); }, 4,
+       Audience::kMachines},
+  };
+}
+
+std::vector<TopologyKind> all_topologies() {
+  std::vector<TopologyKind> kinds;
+  for (int k = 0; k < kTopologyKindCount; ++k) kinds.push_back(static_cast<TopologyKind>(k));
+  return kinds;
+}
+
+std::vector<ColumnOf<TopologyKind>> topology_fields() {
+  return {
+      {"name", "name", "", 1, [](const TopologyKind& k) { return Json(std::string(to_string(k))); }},
+      {"description", "description", "", 1,
+       [](const TopologyKind& k) { return Json(std::string(describe(k))); }},
+  };
+}
+
+template <typename T>
+Json names_of(const std::vector<T>& entries) {
+  Json names = Json::array();
+  for (const auto& entry : entries) names.push_back(Json(entry.name));
+  return names;
+}
+
+}  // namespace
+
+const std::vector<std::string>& catalog_names() {
+  static const std::vector<std::string> kNames = {"gpus", "links", "switches", "models", "topologies"};
+  return kNames;
+}
+
+Table catalog_summary_table(const Catalog& catalog) {
+  Json topologies = Json::array();
+  for (const auto kind : all_topologies()) topologies.push_back(Json(std::string(to_string(kind))));
+  const std::vector<std::pair<std::string, Json>> rows = {
+      {"gpus", names_of(catalog.gpus)},
+      {"links", names_of(catalog.links)},
+      {"switches", names_of(catalog.switches)},
+      {"models", names_of(catalog.models)},
+      {"topologies", topologies},
+  };
+  Table table;
+  table.columns = {Column{"catalog", "catalog"}, Column{"count", "count"}, Column{"names", "names"}};
+  for (const auto& [name, names] : rows) {
+    table.rows.push_back({Json(name), Json(static_cast<std::int64_t>(names.as_array().size())), names});
+  }
+  table.notes = {"run 'costmodel catalog NAME' for a catalog's numbers, e.g. 'costmodel catalog gpus'"};
+  return table;
+}
+
+Table catalog_table(std::string_view which, const Catalog& catalog) {
+  if (which == "gpus") {
+    Table table = make_table(gpu_fields(), catalog.gpus);
+    table.notes = {
+        "dense peaks (no 2:4 sparsity); scale-up bandwidth per GPU per direction; est. = indicative "
+        "price"};
+    return table;
+  }
+  if (which == "links") {
+    Table table = make_table(link_fields(), catalog.links);
+    table.notes = {"rates per direction; effective = line rate x eff; latency excludes switch hops"};
+    return table;
+  }
+  if (which == "switches") return make_table(switch_fields(), catalog.switches);
+  if (which == "models") {
+    std::vector<ModelRow> rows;
+    for (const auto& model : catalog.models) rows.push_back({model, count_parameters(model)});
+    return make_table(model_fields(), rows);
+  }
+  if (which != "topologies") throw Error("unknown catalog '" + std::string(which) + "'");
+  return make_table(topology_fields(), all_topologies());
+}
+
+}  // namespace costmodel

@@ -1,0 +1,381 @@
+#include "costmodel/report/scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "costmodel/error.hpp"
+#include "costmodel/report/configuration.hpp"
+#include "costmodel/search/objective.hpp"
+#include "costmodel/units.hpp"
+#include "text.hpp"
+
+namespace costmodel {
+namespace {
+
+// ---------------------------------------------------------------------------------------------------
+// Columns
+
+struct RowView {
+  const ScenarioCase& scenario_case;
+  const ScenarioRow& row;
+  const StepEstimate& estimate;
+  const StepEstimate* baseline;  // the baseline case's best, or nullptr
+  const ScenarioRow* baseline_row;
+  const ScenarioCase* baseline_case;
+};
+
+std::string split_text(const Strategy& s) {
+  std::string text =
+      "tp" + std::to_string(s.tp) + " pp" + std::to_string(s.pp) + " dp" + std::to_string(s.dp);
+  if (s.cp > 1) text += " cp" + std::to_string(s.cp);
+  if (s.ep > 1) text += " ep" + std::to_string(s.ep);
+  if (s.vpp > 1) text += " vpp" + std::to_string(s.vpp);
+  return text;
+}
+
+std::string fabric_text(const StepEstimate& e) {
+  std::string text(to_string(e.topology));
+  if (e.oversubscription != 1.0) text += " " + format_number(e.oversubscription, 3) + ":1";
+  return text;
+}
+
+double exposed_comm(const StepEstimate& e) {
+  const auto& b = e.breakdown;
+  return b.tp_comm.value + b.cp_comm.value + b.ep_comm.value + b.pp_comm.value + b.dp_comm_exposed.value;
+}
+
+double case_cost(const StepEstimate& e, const ScenarioCase& c) {
+  return score(e, c.request.cluster.gpu.hourly_price).cost_usd;
+}
+
+Json delta(const RowView& v, double (*value)(const RowView&, bool)) {
+  if (!v.baseline) return Json();
+  return Json(value(v, false) - value(v, true));
+}
+
+const std::vector<ColumnOf<RowView>>& column_defs() {
+  static const std::vector<ColumnOf<RowView>> kColumns = {
+      {"split", "split", "", 1, [](const RowView& v) { return Json(split_text(v.estimate.strategy)); }},
+      {"tp", "tp", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.tp); }},
+      {"pp", "pp", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.pp); }},
+      {"dp", "dp", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.dp); }, 6},
+      {"cp", "cp", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.cp); }},
+      {"ep", "ep", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.ep); }},
+      {"vpp", "vpp", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.vpp); }},
+      {"micro_batch", "mb", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.micro_batch); }},
+      {"global_batch", "batch", "", 1,
+       [](const RowView& v) { return Json(v.estimate.strategy.global_batch); }, 6},
+      {"recompute", "recompute", "", 1,
+       [](const RowView& v) { return Json(std::string(to_string(v.estimate.strategy.recompute))); }},
+      {"zero", "zero", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.zero); }, 2},
+      {"topology", "fabric", "", 1, [](const RowView& v) { return Json(fabric_text(v.estimate)); }},
+      {"fits_memory", "fits", "", 1, [](const RowView& v) { return Json(v.estimate.fits_memory); }, 1},
+      {"step_time_s", "step", "s", 1, [](const RowView& v) { return Json(v.estimate.step_time.value); }},
+      {"tokens_per_s", "tokens/s", "M", 1e6, [](const RowView& v) { return Json(v.estimate.tokens_per_s); }},
+      {"model_tflops_per_gpu", "model", "TFLOP/s", 1,
+       [](const RowView& v) { return Json(v.estimate.model_tflops_per_gpu); }},
+      {"hardware_tflops_per_gpu", "hardware", "TFLOP/s", 1,
+       [](const RowView& v) { return Json(v.estimate.hardware_tflops_per_gpu); }},
+      {"mfu", "MFU", "%", 0.01, [](const RowView& v) { return Json(v.estimate.mfu); }, 3},
+      {"memory_per_gpu_bytes", "memory", "GiB", 1073741824.0,
+       [](const RowView& v) { return Json(v.estimate.memory.total.value); }, 3},
+      {"comm_share", "exposed comm", "%", 0.01,
+       [](const RowView& v) {
+         const double step = v.estimate.step_time.value;
+         return Json(step > 0 ? exposed_comm(v.estimate) / step : 0.0);
+       },
+       3},
+      {"compute_s", "compute", "s", 1,
+       [](const RowView& v) { return Json(v.estimate.breakdown.compute.value); }},
+      {"tp_comm_s", "TP comm", "s", 1,
+       [](const RowView& v) { return Json(v.estimate.breakdown.tp_comm.value); }},
+      {"ep_comm_s", "EP comm", "s", 1,
+       [](const RowView& v) { return Json(v.estimate.breakdown.ep_comm.value); }},
+      {"pp_bubble_s", "bubble", "s", 1,
+       [](const RowView& v) { return Json(v.estimate.breakdown.pp_bubble.value); }},
+      {"dp_comm_s", "DP comm", "s", 1,
+       [](const RowView& v) { return Json(v.estimate.breakdown.dp_comm.value); }},
+      {"dp_comm_exposed_s", "DP exposed", "s", 1,
+       [](const RowView& v) { return Json(v.estimate.breakdown.dp_comm_exposed.value); }},
+      {"optimizer_s", "optimizer", "s", 1,
+       [](const RowView& v) { return Json(v.estimate.breakdown.optimizer.value); }},
+      {"training_days", "days", "", 1,
+       [](const RowView& v) { return v.estimate.training_days ? Json(*v.estimate.training_days) : Json(); }},
+      {"cost_usd", "cost", "M$", 1e6,
+       [](const RowView& v) { return v.estimate.cost ? Json(v.estimate.cost->value) : Json(); }},
+      {"switches", "switches", "", 1, [](const RowView& v) { return Json(v.estimate.switches); }, 6},
+      {"transceivers", "optics", "", 1, [](const RowView& v) { return Json(v.row.transceivers); }, 6},
+      {"diameter", "diameter", "", 1, [](const RowView& v) { return Json(v.row.diameter); }, 3},
+      {"network_cost_usd", "net capex", "M$", 1e6,
+       [](const RowView& v) { return Json(v.estimate.network_cost.value); }},
+      {"network_power_w", "net power", "kW", 1e3,
+       [](const RowView& v) { return Json(v.row.network_power.value); }},
+      {"power_w", "power", "MW", 1e6, [](const RowView& v) { return Json(v.estimate.power.value); }},
+      {"speedup", "speed-up", "x", 1,
+       [](const RowView& v) {
+         return v.baseline && v.estimate.step_time.value > 0
+                    ? Json(v.baseline->step_time.value / v.estimate.step_time.value)
+                    : Json();
+       },
+       3},
+      {"cost_delta", "cost +/-", "%", 0.01,
+       [](const RowView& v) {
+         if (!v.baseline) return Json();
+         const double base = case_cost(*v.baseline, *v.baseline_case);
+         return base > 0 ? Json(case_cost(v.estimate, v.scenario_case) / base - 1.0) : Json();
+       },
+       3},
+      {"switches_delta", "switches +/-", "", 1,
+       [](const RowView& v) {
+         return v.baseline ? Json(v.estimate.switches - v.baseline->switches) : Json();
+       },
+       6},
+      {"network_cost_delta_usd", "net capex +/-", "M$", 1e6,
+       [](const RowView& v) {
+         return delta(v, [](const RowView& r, bool base) {
+           return base ? r.baseline->network_cost.value : r.estimate.network_cost.value;
+         });
+       }},
+      {"network_power_delta_w", "net power +/-", "kW", 1e3,
+       [](const RowView& v) {
+         return delta(v, [](const RowView& r, bool base) {
+           return base ? r.baseline_row->network_power.value : r.row.network_power.value;
+         });
+       }},
+      {"power_delta_w", "power +/-", "kW", 1e3,
+       [](const RowView& v) {
+         return delta(v, [](const RowView& r, bool base) {
+           return base ? r.baseline->power.value : r.estimate.power.value;
+         });
+       }},
+      {"evaluated", "evaluated", "", 1, [](const RowView& v) { return Json(v.row.evaluated); }, 8},
+      {"feasible", "feasible", "", 1, [](const RowView& v) { return Json(v.row.feasible); }, 8},
+  };
+  return kColumns;
+}
+
+const ColumnOf<RowView>& column(const std::string& key) {
+  for (const auto& c : column_defs()) {
+    if (c.key == key) return c;
+  }
+  throw Error("internal: unknown scenario column '" + key + "'", ErrorKind::kInternal);
+}
+
+/// A dimension's header: its path without the section prefix.
+std::string dimension_header(const std::string& dimension) {
+  for (const std::string prefix : {"cluster.", "training.", "planner."}) {
+    if (dimension.rfind(prefix, 0) == 0) return dimension.substr(prefix.size());
+  }
+  return dimension;
+}
+
+/// A coordinate as a JSON number when it is one.
+Json coordinate_json(const std::string& text) {
+  try {
+    const double value = parse_number(text);
+    if (value == std::floor(value) && std::fabs(value) < 9e15) return Json(static_cast<std::int64_t>(value));
+    return Json(value);
+  } catch (const Error&) {
+    return Json(text);
+  }
+}
+
+bool is_number(const std::string& text) {
+  try {
+    (void)parse_number(text);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+Table scenario_table(const Scenario& scenario, const ScenarioResult& result) {
+  const auto& keys = scenario.columns.empty() ? scenario_default_columns() : scenario.columns;
+  Table table;
+  table.title = scenario.title;
+  // A dimension reads as written for people and as a number, where it is one, for machines.
+  for (const auto& d : scenario.dimensions) {
+    table.columns.push_back({d, dimension_header(d), "", 1.0, 6, Audience::kPeople});
+    table.columns.push_back({d, d, "", 1.0, 6, Audience::kMachines});
+  }
+  const bool ranked =
+      std::any_of(result.rows.begin(), result.rows.end(), [](const auto& r) { return r.best.size() > 1; });
+  if (ranked) table.columns.push_back({"rank", "#", "", 1.0, 3});
+  for (const auto& key : keys) table.columns.push_back(column(key).column());
+  table.columns.push_back({"note", "note", "", 1.0, 4, Audience::kMachines});
+  std::int64_t evaluated = 0;
+  for (size_t i = 0; i < scenario.cases.size(); ++i) {
+    const ScenarioCase& sc = scenario.cases[i];
+    const ScenarioRow& row = result.rows[i];
+    evaluated += row.evaluated;
+    const auto dimensions = [&](std::vector<Json>& cells) {
+      for (const auto& value : sc.coordinates) {
+        cells.emplace_back(value);
+        cells.push_back(coordinate_json(value));
+      }
+    };
+    if (row.best.empty()) {
+      std::vector<Json> cells;
+      dimensions(cells);
+      if (ranked) cells.emplace_back();
+      for (size_t k = 0; k < keys.size(); ++k) cells.emplace_back();
+      cells.emplace_back(row.note);
+      table.rows.push_back(std::move(cells));
+    }
+    for (size_t rank = 0; rank < row.best.size(); ++rank) {
+      const ScenarioRow* base_row = row.baseline ? &result.rows[*row.baseline] : nullptr;
+      const RowView view{sc,
+                         row,
+                         row.best[rank],
+                         base_row ? &base_row->best.front() : nullptr,
+                         base_row,
+                         row.baseline ? &scenario.cases[*row.baseline] : nullptr};
+      std::vector<Json> cells;
+      dimensions(cells);
+      if (ranked) cells.emplace_back(static_cast<int>(rank + 1));
+      for (const auto& key : keys) cells.push_back(column(key).get(view));
+      cells.emplace_back(row.note);
+      table.rows.push_back(std::move(cells));
+    }
+    if (!row.note.empty()) table.notes.push_back("[" + join(sc.coordinates, ", ") + "] " + row.note);
+  }
+  std::ostringstream summary;
+  summary << scenario.cases.size() << " cases, " << evaluated << " configurations evaluated in "
+          << format_number(result.elapsed_s, 3) << " s; deltas against ";
+  if (scenario.baseline.empty()) {
+    summary << "the first row";
+  } else {
+    std::vector<std::string> parts;
+    for (const auto& [dimension, value] : scenario.baseline) parts.push_back(dimension + " = " + value);
+    summary << join(parts, ", ");
+  }
+  table.notes.insert(table.notes.begin(), summary.str());
+  return table;
+}
+
+Json scenario_json(const Scenario& scenario, const ScenarioResult& result) {
+  Json rows = Json::array();
+  for (size_t i = 0; i < scenario.cases.size(); ++i) {
+    const ScenarioCase& sc = scenario.cases[i];
+    const ScenarioRow& row = result.rows[i];
+    const ScenarioRow* base_row = row.baseline ? &result.rows[*row.baseline] : nullptr;
+    Json object = Json::object();
+    for (size_t d = 0; d < scenario.dimensions.size(); ++d) {
+      object.set(scenario.dimensions[d], coordinate_json(sc.coordinates[d]));
+    }
+    Json configurations = Json::array();
+    for (const auto& e : row.best) configurations.push_back(configuration_json(e));
+    object.set("configurations", std::move(configurations));
+    object.set("evaluated", Json(row.evaluated)).set("feasible", Json(row.feasible));
+    if (!row.best.empty()) {
+      const RowView view{sc,
+                         row,
+                         row.best.front(),
+                         base_row ? &base_row->best.front() : nullptr,
+                         base_row,
+                         row.baseline ? &scenario.cases[*row.baseline] : nullptr};
+      for (const char* key :
+           {"comm_share", "transceivers", "diameter", "network_power_w", "speedup", "cost_delta",
+            "switches_delta", "network_cost_delta_usd", "network_power_delta_w", "power_delta_w"}) {
+        object.set(key, column(key).get(view));
+      }
+    }
+    object.set("baseline_row", row.baseline ? Json(static_cast<std::int64_t>(*row.baseline)) : Json());
+    object.set("note", row.note.empty() ? Json() : Json(row.note));
+    rows.push_back(std::move(object));
+  }
+  Json dimensions = Json::array();
+  for (const auto& d : scenario.dimensions) dimensions.push_back(Json(d));
+  Json document = Json::object();
+  document.set("scenario", Json(scenario.title))
+      .set("dimensions", std::move(dimensions))
+      .set("rows", std::move(rows))
+      .set("elapsed_s", Json(result.elapsed_s));
+  return document;
+}
+
+LineChart scenario_chart(const Scenario& scenario, const ScenarioResult& result) {
+  LineChart chart;
+  chart.title = scenario.plot.title.empty() ? scenario.title : scenario.plot.title;
+  const ColumnOf<RowView>& y = column(scenario.plot.y);
+  static const std::map<std::string, std::string> kLongNames = {
+      {"step_time_s", "step time"},          {"speedup", "speed-up over the baseline"},
+      {"network_cost_usd", "network capex"}, {"network_power_w", "network power"},
+      {"training_days", "days to train"},    {"comm_share", "exposed communication"},
+      {"cost_usd", "cost to train"},         {"power_w", "power, GPUs and fabric"},
+      {"tokens_per_s", "tokens per second"}, {"model_tflops_per_gpu", "model TFLOP/s per GPU"}};
+  const auto long_name = kLongNames.find(y.key);
+  chart.y_label = (long_name != kLongNames.end() ? long_name->second : y.header) +
+                  (y.unit.empty() ? "" : " (" + y.unit + ")");
+  chart.log_y = scenario.plot.log_y;
+  const auto x_at = std::find(scenario.dimensions.begin(), scenario.dimensions.end(), scenario.plot.x);
+  const size_t x_index = static_cast<size_t>(x_at - scenario.dimensions.begin());
+  const bool has_x = x_at != scenario.dimensions.end();
+  chart.x_label = has_x ? dimension_header(scenario.plot.x) : "case";
+  if (scenario.plot.x == "cluster.gpus" || scenario.plot.x == "cluster.scale_up.domain")
+    chart.x_label += " (GPUs)";
+  std::vector<std::string> where_text;
+  for (const auto& [dimension, value] : scenario.plot.where) {
+    where_text.push_back(dimension_header(dimension) + " " + value);
+  }
+  chart.subtitle = join(where_text, ", ");
+
+  std::map<std::string, size_t> series_index;
+  for (size_t i = 0; i < scenario.cases.size(); ++i) {
+    const ScenarioCase& sc = scenario.cases[i];
+    bool selected = true;
+    for (const auto& [dimension, value] : scenario.plot.where) {
+      const auto d = std::find(scenario.dimensions.begin(), scenario.dimensions.end(), dimension);
+      selected = selected && sc.coordinates[static_cast<size_t>(d - scenario.dimensions.begin())] == value;
+    }
+    if (!selected) continue;
+    const std::string category = has_x ? sc.coordinates[x_index] : std::to_string(i + 1);
+    auto category_at = std::find(chart.categories.begin(), chart.categories.end(), category);
+    if (category_at == chart.categories.end()) {
+      chart.categories.push_back(category);
+      category_at = chart.categories.end() - 1;
+    }
+    std::vector<std::string> name_parts;
+    for (size_t d = 0; d < scenario.dimensions.size(); ++d) {
+      if (has_x && d == x_index) continue;
+      const bool filtered = std::any_of(scenario.plot.where.begin(), scenario.plot.where.end(),
+                                        [&](const auto& w) { return w.first == scenario.dimensions[d]; });
+      if (filtered) continue;
+      const std::string& value = sc.coordinates[d];
+      const bool bare =
+          is_number(value) || value == "on" || value == "off" || value == "true" || value == "false";
+      name_parts.push_back(bare ? dimension_header(scenario.dimensions[d]) + " " + value : value);
+    }
+    const std::string name = name_parts.empty() ? y.header : join(name_parts, ", ");
+    auto [it, inserted] = series_index.emplace(name, chart.series.size());
+    if (inserted) chart.series.push_back(LineSeries{name, {}});
+    auto& series = chart.series[it->second];
+    const size_t at = static_cast<size_t>(category_at - chart.categories.begin());
+    if (series.y.size() <= at) series.y.resize(at + 1, std::nan(""));
+    const ScenarioRow& row = result.rows[i];
+    double value = std::nan("");
+    if (!row.best.empty()) {
+      const ScenarioRow* base_row = row.baseline ? &result.rows[*row.baseline] : nullptr;
+      const RowView view{sc,
+                         row,
+                         row.best.front(),
+                         base_row ? &base_row->best.front() : nullptr,
+                         base_row,
+                         row.baseline ? &scenario.cases[*row.baseline] : nullptr};
+      const Json cell = y.get(view);
+      if (const auto* n = std::get_if<std::int64_t>(&cell.value())) value = static_cast<double>(*n) / y.scale;
+      if (const auto* d = std::get_if<double>(&cell.value())) value = *d / y.scale;
+    }
+    series.y[at] = value;
+  }
+  for (auto& s : chart.series) s.y.resize(chart.categories.size(), std::nan(""));
+  // Variants are not an ordered quantity: bars, unless lines were asked for.
+  chart.bars = scenario.plot.bars.value_or(!has_x || scenario.plot.x == kVariantDimension);
+  return chart;
+}
+
+}  // namespace costmodel

@@ -1,0 +1,149 @@
+#include "costmodel/report/topology.hpp"
+
+#include <cstdint>
+#include <functional>
+
+namespace costmodel {
+namespace {
+
+constexpr double kGiga = 1e9;
+constexpr double kKilo = 1e3;
+
+/// A field of a built topology, null for one that could not be built.
+template <typename F>
+std::function<Json(const FabricOption&)> built(F get) {
+  return [get](const FabricOption& r) { return r.topology ? Json(get(*r.topology)) : Json(); };
+}
+
+Json tier_names(const Inventory& inv) {
+  Json names = Json::array();
+  for (int t = 0; t < inv.tiers && t < kMaxSwitchTiers; ++t)
+    names.push_back(Json(std::string(inv.tier_names[t])));
+  return names;
+}
+
+Json switches_per_tier(const Inventory& inv) {
+  Json counts = Json::array();
+  for (int t = 0; t < inv.tiers && t < kMaxSwitchTiers; ++t) counts.push_back(Json(inv.switches_per_tier[t]));
+  return counts;
+}
+
+/// "512 leaf + 512 spine + 256 core", "none" for a switchless torus.
+std::string switches_by_tier(const Inventory& inv) {
+  std::string text;
+  for (int t = 0; t < inv.tiers && t < kMaxSwitchTiers; ++t) {
+    if (!text.empty()) text += " + ";
+    text += std::to_string(inv.switches_per_tier[t]) + " " + std::string(inv.tier_names[t]);
+  }
+  return text.empty() ? "none" : text;
+}
+
+std::vector<ColumnOf<FabricOption>> topology_fields() {
+  return {
+      {"topology", "topology", "", 1,
+       [](const FabricOption& r) { return Json(std::string(to_string(r.kind))); }},
+      {"gpus", "GPUs", "", 1, built([](const Topology& t) { return t.gpus; })},
+      {"nodes", "nodes", "", 1, built([](const Topology& t) { return t.nodes; })},
+      {"tiers", "tiers", "", 1, built([](const Topology& t) { return t.inventory.tiers; })},
+      {"tier_names", "tier names", "", 1,
+       [](const FabricOption& r) { return r.topology ? tier_names(r.topology->inventory) : Json(); }, 4,
+       Audience::kMachines},
+      {"switches_per_tier", "per tier", "", 1,
+       [](const FabricOption& r) { return r.topology ? switches_per_tier(r.topology->inventory) : Json(); },
+       4, Audience::kMachines},
+      {"switches_by_tier", "switches by tier", "", 1,
+       built([](const Topology& t) { return switches_by_tier(t.inventory); })},
+      {"switches", "switches", "", 1, built([](const Topology& t) { return t.inventory.switches; })},
+      {"host_links", "host links", "", 1, built([](const Topology& t) { return t.inventory.host_links; })},
+      {"switch_links", "switch links", "", 1,
+       built([](const Topology& t) { return t.inventory.switch_links; })},
+      {"global_links", "global links", "", 1,
+       built([](const Topology& t) { return t.inventory.global_links; })},
+      {"direct_links", "direct links", "", 1,
+       built([](const Topology& t) { return t.inventory.direct_links; })},
+      {"optical_transceivers", "optics", "", 1,
+       built([](const Topology& t) { return t.inventory.optical_transceivers; })},
+      {"nics", "NICs", "", 1, built([](const Topology& t) { return t.inventory.nics; })},
+      {"cables", "cables", "", 1, built([](const Topology& t) { return t.inventory.cables; })},
+      {"scale_up_domains", "scale-up domains", "", 1,
+       built([](const Topology& t) { return t.inventory.scale_up_domains; })},
+      {"capex_usd", "capex", "$M", 1e6, built([](const Topology& t) { return t.inventory.capex.value; })},
+      {"power_w", "power", "kW", kKilo, built([](const Topology& t) { return t.inventory.power.value; })},
+      {"diameter_hops", "diameter", "hops", 1, built([](const Topology& t) { return t.diameter; })},
+      {"bisection_Bps", "bisection", "GB/s", kGiga,
+       built([](const Topology& t) { return t.bisection.value; })},
+      {"note", "note", "", 1, [](const FabricOption& r) { return r.note.empty() ? Json() : Json(r.note); }},
+  };
+}
+
+Json row_object(const Table& table) {
+  return table_json(table).as_array().front();
+}
+
+}  // namespace
+
+Table topology_table(const Topology& t, const ClusterSpec& cluster) {
+  const Inventory& inv = t.inventory;
+  Table table;
+  table.title = std::string(to_string(t.kind)) + " for " + std::to_string(t.gpus) + " x " + cluster.gpu.name +
+                " (" + std::to_string(t.nodes) + " nodes x " + std::to_string(t.nics_per_node) + " NICs of " +
+                cluster.link.name + ", switch " + cluster.switch_spec.name + ")";
+  table.columns = {{"field", "field"}, {"value", "value"}};
+  const auto add = [&](const std::string& label, Json value) {
+    table.rows.push_back({Json(label), std::move(value)});
+  };
+  add("switch tiers", inv.tiers);
+  for (int k = 0; k < inv.tiers && k < kMaxSwitchTiers; ++k) {
+    add("  " + std::string(inv.tier_names[k]) + " switches", inv.switches_per_tier[k]);
+  }
+  add("switches", inv.switches);
+  add("host links (NIC to switch)", inv.host_links);
+  add("switch links", inv.switch_links);
+  add("  of which global links", inv.global_links);
+  if (inv.direct_links > 0) add("direct links (NIC to NIC)", inv.direct_links);
+  add("optical transceivers", inv.optical_transceivers);
+  add("NICs", inv.nics);
+  add("cables", inv.cables);
+  add("scale-up domains", inv.scale_up_domains);
+  add("capex (USD)", inv.capex.value);
+  add("power (kW)", inv.power.value / kKilo);
+  add(t.inventory.tiers == 0 ? "diameter (link hops)" : "diameter (switch hops)", t.diameter);
+  add("bisection (GB/s per direction)", t.bisection.value / kGiga);
+  table.notes = {
+      "capex and power: switches, NICs and optical transceivers at catalog prices; cables and the "
+      "scale-up (NVSwitch) hardware are not counted"};
+  return table;
+}
+
+Json topology_json(const Topology& topology, const ClusterSpec& cluster) {
+  FabricOption option{cluster.topology, cluster, topology, ""};
+  return row_object(make_table(topology_fields(), std::vector<FabricOption>{option}));
+}
+
+Table topology_rows_table(const Topology& topology, const ClusterSpec& cluster) {
+  FabricOption option{cluster.topology, cluster, topology, ""};
+  return make_table(topology_fields(), std::vector<FabricOption>{option});
+}
+
+Table fabrics_table(const std::vector<FabricOption>& options, const ClusterSpec& base) {
+  Table table = make_table(topology_fields(), options);
+  table.title = "every topology for " + std::to_string(base.gpus) + " x " + base.gpu.name + " (" +
+                std::to_string(base.nics_per_node) + " NICs per node of " + base.link.name + ", switch " +
+                base.switch_spec.name + ")";
+  table.notes = {
+      "capex and power: switches, NICs and optical transceivers at catalog prices; bisection per "
+      "direction at line rate; torus diameter in link hops"};
+  return table;
+}
+
+Json fabrics_json(const std::vector<FabricOption>& options, const ClusterSpec& base) {
+  Json document = Json::object();
+  document.set("gpus", base.gpus);
+  document.set("gpu", base.gpu.name);
+  document.set("link", base.link.name);
+  document.set("switch", base.switch_spec.name);
+  document.set("topologies", table_json(make_table(topology_fields(), options)));
+  return document;
+}
+
+}  // namespace costmodel

@@ -1,0 +1,63 @@
+#include "costmodel/report/validation.hpp"
+
+#include <vector>
+
+namespace costmodel {
+namespace {
+
+std::string split_text(const ValidationRow& r) {
+  if (!r.feasible) return "nothing feasible";
+  const auto& s = r.best.strategy;
+  return std::to_string(s.tp) + "-" + std::to_string(s.pp) + "-" + std::to_string(s.dp) + " (" +
+         std::to_string(s.vpp) + ", " + std::to_string(s.micro_batch) + ")";
+}
+
+Json optional_number(const std::optional<double>& value) {
+  return value ? Json(*value) : Json();
+}
+
+// error_pct is the one percent of the machine formats (its key says so).
+std::vector<ColumnOf<ValidationRow>> run_fields() {
+  using R = const ValidationRow&;
+  return {
+      {"id", "run", "", 1, [](R r) { return Json(r.id); }},
+      {"gpu", "gpu", "", 1, [](R r) { return Json(r.gpu); }},
+      {"gpus", "GPUs", "", 1, [](R r) { return Json(r.gpus); }, 6},
+      {"convention", "FLOPs", "", 1, [](R r) { return Json(r.hardware_convention ? "hardware" : "model"); }},
+      {"measured_tflops_per_gpu", "measured", "TFLOP/s", 1,
+       [](R r) { return r.measured_tflops > 0 ? Json(r.measured_tflops) : Json(); }},
+      {"predicted_tflops_per_gpu", "predicted", "TFLOP/s", 1,
+       [](R r) { return r.feasible ? Json(r.predicted_tflops) : Json(); }},
+      {"error_pct", "error", "%", 1,
+       [](R r) { return r.feasible && r.measured_tflops > 0 ? Json(100.0 * r.error) : Json(); }, 3},
+      {"split", "best split tp-pp-dp (vpp, mb)", "", 1, [](R r) { return Json(split_text(r)); }},
+      {"recompute", "recompute", "", 1,
+       [](R r) { return r.feasible ? Json(std::string(to_string(r.best.strategy.recompute))) : Json(); }},
+      {"zero", "zero", "", 1, [](R r) { return r.feasible ? Json(r.best.strategy.zero) : Json(); }, 2},
+      {"measured_days", "measured days", "", 1, [](R r) { return optional_number(r.measured_days); }, 3},
+      {"predicted_days", "predicted days", "", 1, [](R r) { return optional_number(r.predicted_days); }, 3},
+  };
+}
+
+}  // namespace
+
+Table validation_table(const ValidationSummary& summary, const std::string& source) {
+  Table table = make_table(run_fields(), summary.rows);
+  table.title = "predicted vs published: " + source;
+  table.notes.push_back("|error|: median " + format_number(100 * summary.median_abs_error, 3) + "%, mean " +
+                        format_number(100 * summary.mean_abs_error, 3) + "%, max " +
+                        format_number(100 * summary.max_abs_error, 3) + "% over " +
+                        std::to_string(summary.rows.size()) + " runs");
+  return table;
+}
+
+Json validation_json(const ValidationSummary& summary) {
+  Json document = Json::object();
+  document.set("runs", table_json(make_table(run_fields(), summary.rows)))
+      .set("median_abs_error", summary.median_abs_error)
+      .set("mean_abs_error", summary.mean_abs_error)
+      .set("max_abs_error", summary.max_abs_error);
+  return document;
+}
+
+}  // namespace costmodel

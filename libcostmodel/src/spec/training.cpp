@@ -1,0 +1,177 @@
+#include "costmodel/spec/training.hpp"
+
+#include <charconv>
+#include <limits>
+#include <string>
+
+#include "costmodel/error.hpp"
+#include "costmodel/units.hpp"
+
+namespace costmodel {
+namespace {
+
+std::string quoted(std::string_view text) {
+  return "'" + std::string(text) + "'";
+}
+
+std::string suggestion(std::string_view text, const std::vector<std::string>& known) {
+  const std::string closest = closest_name(std::string(text), known);
+  return closest.empty() ? std::string() : "did you mean '" + closest + "'?";
+}
+
+/// An integer >= `minimum` (0 or 1) that fits in int.
+int integer(std::string_view text, int minimum) {
+  const std::string expected = minimum > 0 ? "a positive integer" : "a non-negative integer";
+  long long parsed = 0;
+  const char* first = text.data();
+  const char* last = first + text.size();
+  const auto [end, error] = std::from_chars(first, last, parsed);
+  if (text.empty() || error == std::errc::invalid_argument || end != last) {
+    throw Error("expected " + expected + ", got " + quoted(text));
+  }
+  if (error == std::errc::result_out_of_range || parsed > std::numeric_limits<int>::max()) {
+    throw Error(quoted(text) + " is too large (at most " + std::to_string(std::numeric_limits<int>::max()) +
+                ")");
+  }
+  if (parsed < minimum) throw Error("expected " + expected + ", got " + quoted(text));
+  return static_cast<int>(parsed);
+}
+
+bool on_off(std::string_view text) {
+  if (text == "on" || text == "true") return true;
+  if (text == "off" || text == "false") return false;
+  throw Error("expected on or off, got " + quoted(text), ErrorKind::kInput);
+}
+
+/// Error with a suggestion among `known` (the message says what is expected).
+[[noreturn]] void fail_choice(const std::string& message, std::string_view text,
+                              const std::vector<std::string>& known) {
+  throw Error(ErrorLocation{}, "", message, suggestion(text, known));
+}
+
+Algorithm algorithm(std::string_view text) {
+  if (const auto parsed = parse_algorithm(text)) return *parsed;
+  std::vector<std::string> known;
+  for (int a = 0; a < kAlgorithmCount; ++a) known.emplace_back(to_string(static_cast<Algorithm>(a)));
+  fail_choice("unknown algorithm " + quoted(text), text, known);
+}
+
+}  // namespace
+
+const std::vector<TrainingField>& training_fields() {
+  static const std::vector<TrainingField> kFields = {
+      {"global_batch", "global-batch", "sequences per step [about 4M tokens]"},
+      {"seq_len", "seq-len", "sequence length [the model's]"},
+      {"micro_batch", "micro-batch", "sequences per micro-batch"},
+      {"recompute", "recompute", "activation recompute: none|selective|full"},
+      {"zero", "zero", "ZeRO stage 0|1|2|3 (1 = distributed optimizer)"},
+      {"dtype", "dtype", "compute dtype: bf16|fp16|fp8 [bf16]"},
+      {"tokens", "tokens", "training tokens, for days and cost (300e9, 300B, 1.5T)"},
+      {"compression", "compression", "DP gradient compression: none|fp16|int8|topk:FRACTION [none]"},
+      {"overlap", "overlap", "overlap DP communication with backward: on|off"},
+      {"sequence_parallel", "sequence-parallel", "TP as reduce-scatter/all-gather: on|off"},
+      {"attention", "attention", "attention kernel: flash|standard [flash]"},
+      {"dp_algorithm", "dp-algo",
+       "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|auto [auto]"},
+      {"tp_algorithm", "tp-algo", "TP collective algorithm [auto]"},
+      {"tp", "tp", "tensor-parallel degree", true},
+      {"pp", "pp", "pipeline-parallel degree", true},
+      {"dp", "dp", "data-parallel degree", true},
+      {"cp", "cp", "context-parallel degree", true},
+      {"ep", "ep", "expert-parallel degree (carved out of dp)", true},
+      {"vpp", "vpp", "virtual pipeline stages per rank (interleaved 1F1B)", true},
+  };
+  return kFields;
+}
+
+void set_training_field(TrainingSpec& spec, std::string_view key, std::string_view text) {
+  Pins& pins = spec.pins;
+  if (key == "global_batch") {
+    spec.global_batch = integer(text, 1);
+  } else if (key == "seq_len") {
+    spec.seq_len = integer(text, 1);
+  } else if (key == "micro_batch") {
+    pins.micro_batch = integer(text, 1);
+  } else if (key == "recompute") {
+    pins.recompute = parse_recompute(text);
+    if (!pins.recompute) {
+      fail_choice("expected none, selective or full, got " + quoted(text), text,
+                  {"none", "selective", "full"});
+    }
+  } else if (key == "zero") {
+    const int zero = integer(text, 0);
+    if (zero > 3) throw Error("expected 0, 1, 2 or 3, got " + std::to_string(zero));
+    pins.zero = zero;
+  } else if (key == "dtype") {
+    const auto dtype = parse_dtype(text);
+    if (!dtype || (*dtype != Dtype::kBf16 && *dtype != Dtype::kFp16 && *dtype != Dtype::kFp8)) {
+      fail_choice("expected bf16, fp16 or fp8, got " + quoted(text), text, {"bf16", "fp16", "fp8"});
+    }
+    spec.dtype = *dtype;
+  } else if (key == "tokens") {
+    spec.tokens = parse_token_count(text);
+  } else if (key == "compression") {
+    spec.compression = parse_compression(text);
+  } else if (key == "overlap") {
+    pins.overlap = on_off(text);
+  } else if (key == "sequence_parallel") {
+    pins.sequence_parallel = on_off(text);
+  } else if (key == "attention") {
+    if (text != "flash" && text != "standard") {
+      fail_choice("expected flash or standard, got " + quoted(text), text, {"flash", "standard"});
+    }
+    spec.flash_attention = text == "flash";
+  } else if (key == "dp_algorithm") {
+    spec.dp_algorithm = algorithm(text);
+  } else if (key == "tp_algorithm") {
+    spec.tp_algorithm = algorithm(text);
+  } else if (key == "tp") {
+    pins.tp = integer(text, 1);
+  } else if (key == "pp") {
+    pins.pp = integer(text, 1);
+  } else if (key == "dp") {
+    pins.dp = integer(text, 1);
+  } else if (key == "cp") {
+    pins.cp = integer(text, 1);
+  } else if (key == "ep") {
+    pins.ep = integer(text, 1);
+  } else if (key == "vpp") {
+    pins.vpp = integer(text, 1);
+  } else {
+    throw Error("unknown training field '" + std::string(key) + "'", ErrorKind::kInternal);
+  }
+}
+
+ModelSpec with_sequence_length(ModelSpec model, const TrainingSpec& spec) {
+  if (spec.seq_len) model.seq_len = *spec.seq_len;
+  return model;
+}
+
+int global_batch_of(const TrainingSpec& spec, const ModelSpec& model, int gpus) {
+  return spec.global_batch.value_or(default_global_batch(model, gpus));
+}
+
+Strategy pinned_strategy(const TrainingSpec& spec, const ModelSpec& model, int gpus) {
+  const Pins& p = spec.pins;
+  for (const auto& [value, name] : {std::pair{p.tp, "tp"}, std::pair{p.pp, "pp"}, std::pair{p.dp, "dp"}}) {
+    if (!value) throw Error(ErrorLocation{}, name, "required: one split needs tp, pp and dp");
+  }
+  Strategy st;
+  st.tp = *p.tp;
+  st.pp = *p.pp;
+  st.dp = *p.dp;
+  st.cp = p.cp.value_or(1);
+  st.ep = p.ep.value_or(1);
+  st.vpp = p.vpp.value_or(1);
+  st.micro_batch = p.micro_batch.value_or(1);
+  st.global_batch = global_batch_of(spec, model, gpus);
+  st.recompute = p.recompute.value_or(Recompute::kNone);
+  st.zero = p.zero.value_or(0);
+  st.dtype = spec.dtype;
+  st.overlap = p.overlap.value_or(true);
+  st.sequence_parallel = p.sequence_parallel.value_or(true);
+  st.compression = spec.compression;
+  return st;
+}
+
+}  // namespace costmodel
