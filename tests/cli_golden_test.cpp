@@ -13,6 +13,7 @@
 #include <fstream>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli_runner.hpp"
@@ -23,6 +24,9 @@ using costmodel::test::read_file;
 using costmodel::test::run_cli;
 
 struct GoldenCase {
+  GoldenCase(std::string name_, std::vector<std::string> args_, int exit_code_ = 0, std::string written_ = {})
+      : name(std::move(name_)), args(std::move(args_)), exit_code(exit_code_), written(std::move(written_)) {}
+
   std::string name;               ///< file under tests/golden/
   std::vector<std::string> args;  ///< the command line after `costmodel`
   int exit_code = 0;
@@ -192,3 +196,15 @@ TEST_CASE("every command's output matches its golden file (tests/golden; refresh
     }
   }
 }
+
+#ifdef COSTMODEL_PLAN_JSON_PATH
+TEST_CASE("the API example examples/api/plan_json.cpp prints what plan --format json prints, byte for byte") {
+  const auto cli = run_cli(
+      {"plan", "--model", "gpt3-175b", "--global-batch", "1536", "--tokens", "300e9", "--format", "json"});
+  const auto api = costmodel::test::run_program(COSTMODEL_PLAN_JSON_PATH, {});
+  REQUIRE(cli.exit_code == 0);
+  REQUIRE_MESSAGE(api.exit_code == 0, api.err);
+  CHECK(masked(api.out) == masked(cli.out));
+  CHECK(api.out.find("\"configs\"") != std::string::npos);
+}
+#endif
