@@ -169,7 +169,7 @@ TEST_CASE("every command's output matches its golden file (tests/golden; refresh
     std::string actual = c.written.empty() ? result.out : read_file(tmp.path() / c.written);
     if (c.exit_code != 0) actual += "--- stderr ---\n" + result.err;
     // Paths of this checkout are not part of the output's meaning.
-    for (const std::string root :
+    for (const std::string& root :
          {std::string(COSTMODEL_TEST_FIXTURES), std::string(COSTMODEL_TEST_SOURCE_DIR)}) {
       for (auto at = actual.find(root); at != std::string::npos; at = actual.find(root)) {
         actual.replace(at, root.size(), root == COSTMODEL_TEST_SOURCE_DIR ? "<source>" : "<fixtures>");
