@@ -144,6 +144,15 @@ diff -u "$synthetic/expected.md" "$synthetic/doc.md" || fail "the synthetic docu
 [ "$(cat "$synthetic/docs/plot.txt")" = plot ] || fail "the write marker did not write docs/plot.txt"
 "$tool" --root "$synthetic" --check doc.md >"$work/out.txt" 2>&1 || { cat "$work/out.txt"; fail "--check after make docs"; }
 
+# JSON timings are masked too, and only timings: "within 1 s" is not one.
+printf '%s\n' "<!-- costmodel-docs: run printf '{\"elapsed_s\": %s} within %s s\\n' 0.25 1 -->" >"$synthetic/json.md"
+"$tool" --root "$synthetic" json.md >"$work/out.txt" 2>&1 || { cat "$work/out.txt"; fail "json.md"; }
+grep -qx '{"elapsed_s": 0.25} within 1 s' "$synthetic/json.md" || { cat "$synthetic/json.md"; fail "json.md output"; }
+sed -i 's/^{"elapsed_s": 0.25}/{"elapsed_s": 7e-3}/' "$synthetic/json.md"
+"$tool" --root "$synthetic" --check json.md >"$work/out.txt" 2>&1 || { cat "$work/out.txt"; fail "elapsed_s not masked"; }
+sed -i 's/} within 1 s$/} within 2 s/' "$synthetic/json.md"
+if "$tool" --root "$synthetic" --check json.md >"$work/out.txt" 2>&1; then fail "'within 1 s' was masked"; fi
+
 printf '<!-- costmodel-docs: run false -->\n' >"$synthetic/bad.md"
 status=0
 "$tool" --root "$synthetic" bad.md >"$work/out.txt" 2>&1 || status=$?
