@@ -1,11 +1,13 @@
-# costmodel: `make plan` runs the planner on the default example; `make test` builds and runs every test.
+# costmodel: `make plan` runs the planner on the default example; `make test` checks everything CI checks
+# (.ci/run is exactly `make test`).
 BUILD ?= build
 BUILD_TYPE ?= Release
 JOBS ?= 2
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
+CLANG_FORMAT ?= clang-format
 
-.PHONY: all deps build plan test golden fuzz bench install clean format
+.PHONY: all deps build plan test format format-check docs docs-check golden fuzz bench install clean
 
 all: build
 
@@ -18,19 +20,48 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
 
-# The planner's default example: GPT-3 175B on 1,024 A100-80GB, 8 x HDR 200G per node.
-plan: build
+# The planner's default example: GPT-3 175B on 1,024 A100-80GB, 8 x HDR 200G per node. Builds the CLI only.
+plan: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS) --target costmodel_cli
 	$(BUILD)/bin/costmodel plan --model gpt3-175b --gpu a100-80gb --gpus 1024 --gpus-per-node 8 \
 	  --link ib-hdr-200g --nics-per-node 8 --global-batch 1536 --tokens 300e9 --top 10
 
-# The whole suite (unit, CLI, package tests; benchmarks compiled) in one AddressSanitizer + UBSan build.
+# Everything CI checks, in order: the format of every tracked C++ file; one AddressSanitizer + UBSan build
+# with warnings as errors (library, CLI, tools, doctest suites, benchmarks compiled); the docs against their
+# commands (with the sanitized CLI); then ctest (unit, CLI, golden, schema, docs and package tests).
 TEST_BUILD ?= build-test
 SANITIZE ?= address,undefined
-test: deps
-	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Release -DCOSTMODEL_SANITIZE=$(SANITIZE) $(CMAKE_FLAGS)
+SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+test: deps format-check
+	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Release -DCOSTMODEL_WERROR=ON \
+	  -DCOSTMODEL_SANITIZE=$(SANITIZE) $(CMAKE_FLAGS)
 	cmake --build $(TEST_BUILD) -j$(JOBS)
-	cd $(TEST_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j$(JOBS)
+	$(SANITIZER_ENV) $(MAKE) --no-print-directory docs-check BUILD=$(TEST_BUILD)
+	cd $(TEST_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -j$(JOBS)
+
+# clang-format (Debian's clang-format package; .clang-format at the top) over every tracked *.cpp and *.hpp.
+CXX_SOURCES = $(shell git ls-files '*.cpp' '*.hpp')
+format: deps
+	$(CLANG_FORMAT) -i $(CXX_SOURCES)
+
+format-check: deps
+	@$(CLANG_FORMAT) --dry-run -Werror $(CXX_SOURCES)
+	@echo "format-check: $(words $(CXX_SOURCES)) files formatted as .clang-format says"
+
+# Every CLI output and plot in README.md and docs/*.md, regenerated from the commands in their
+# `<!-- costmodel-docs: ... -->` markers (syntax: docs/README.md, tools/docs/costmodel_docs.cpp), with the
+# CLI of $(BUILD). `make docs BENCH=1` also reruns the benchmarks of the README's timing blocks.
+# `make docs-check` regenerates into a temporary copy and fails with a diff on any difference (wall-clock
+# timings masked); `make test` runs it.
+DOCS = README.md $(wildcard docs/*.md)
+DOCS_TOOL = $(BUILD)/bin/costmodel-docs --bin $(BUILD)/bin
+docs: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS) --target costmodel_cli costmodel_docs $(if $(BENCH),bench_all)
+	$(DOCS_TOOL) $(if $(BENCH),--bench --bin $(BUILD)/tests/bench) $(DOCS)
+
+docs-check: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS) --target costmodel_cli costmodel_docs
+	$(DOCS_TOOL) --check $(DOCS)
 
 # Rewrites tests/golden/ from the current binary (after a deliberate change of the model or an output); read
 # `git diff tests/golden` before committing.
@@ -44,7 +75,8 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	COSTMODEL_WITH_CLANG=1 ./scripts/install-deps.sh
 	CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Release -DCOSTMODEL_BUILD_FUZZERS=ON \
-	  -DCOSTMODEL_BUILD_TESTS=OFF -DCOSTMODEL_BUILD_BENCHMARKS=OFF -DCOSTMODEL_BUILD_APPS=OFF -DCOSTMODEL_INSTALL=OFF
+	  -DCOSTMODEL_BUILD_TESTS=OFF -DCOSTMODEL_BUILD_BENCHMARKS=OFF -DCOSTMODEL_BUILD_APPS=OFF \
+	  -DCOSTMODEL_BUILD_TOOLS=OFF -DCOSTMODEL_INSTALL=OFF
 	cmake --build $(FUZZ_BUILD) -j$(JOBS)
 	@set -e; for f in $(FUZZ_BUILD)/tests/fuzz/fuzz_*; do \
 	  name=$$(basename $$f); mkdir -p $(FUZZ_BUILD)/corpus/$$name; \
@@ -60,9 +92,6 @@ bench: deps
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
-
-format:
-	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
 	rm -rf $(BUILD) $(TEST_BUILD) $(FUZZ_BUILD)

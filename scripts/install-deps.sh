@@ -3,7 +3,8 @@
 # As root it runs apt-get; otherwise it prints the exact command to run and exits non-zero.
 set -euo pipefail
 
-packages=(cmake g++ make libeigen3-dev libboost-program-options-dev libyaml-cpp-dev doctest-dev libbenchmark-dev)
+packages=(cmake g++ make libeigen3-dev libboost-program-options-dev libyaml-cpp-dev doctest-dev libbenchmark-dev
+  clang-format)
 if [ "${COSTMODEL_WITH_CLANG:-0}" = 1 ]; then
   packages+=(clang libclang-rt-dev)
 fi

@@ -18,10 +18,13 @@ function(expect_in text part what)
   endif()
 endfunction()
 
-# The nested builds: same generator, compiler and flags as the outer build; Release; -j2.
-set(NESTED_CONFIGURE_ARGS -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
-    "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")
-set(NESTED_BUILD_ARGS --config Release -j2)
+# The nested builds: same generator and compiler as the outer build, but none of its flags (no sanitizer) and
+# no optimisation: they check that the package and the source tree can be consumed, not the code (the outer
+# build's tests do that), so they compile as fast as the compiler can (-O0, no debug information), -j2.
+# LINKER_FLAGS: only what linking the outer build's installed library needs (its sanitizer runtimes).
+set(NESTED_CONFIGURE_ARGS -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0"
+    "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")
+set(NESTED_BUILD_ARGS --config Debug -j2)
 
 # Catalogs must come from the package, never from $COSTMODEL_DATA_DIR.
 unset(ENV{COSTMODEL_DATA_DIR})

@@ -1,7 +1,7 @@
 # Installs the outer build into a temporary prefix, checks the package's files, builds examples/api against
 # it with find_package(costmodel), runs the installed CLI and the example without $COSTMODEL_DATA_DIR, then
 # moves the prefix and runs both again (catalogs found beside the executable).
-# -D: COSTMODEL_SOURCE_DIR COSTMODEL_BINARY_DIR WORK_DIR CONFIG GENERATOR CXX_COMPILER CXX_FLAGS LINKER_FLAGS
+# -D: COSTMODEL_SOURCE_DIR COSTMODEL_BINARY_DIR WORK_DIR CONFIG GENERATOR CXX_COMPILER LINKER_FLAGS
 include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
 
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -51,7 +51,7 @@ set(app_build "${WORK_DIR}/api-build")
 run("configure examples/api" ${CMAKE_COMMAND} -S "${COSTMODEL_SOURCE_DIR}/examples/api" -B "${app_build}"
     ${NESTED_CONFIGURE_ARGS} "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON)
 run("build examples/api" ${CMAKE_COMMAND} --build "${app_build}" ${NESTED_BUILD_ARGS})
-run("install examples/api" ${CMAKE_COMMAND} --install "${app_build}" --prefix "${prefix}" --config Release)
+run("install examples/api" ${CMAKE_COMMAND} --install "${app_build}" --prefix "${prefix}" --config Debug)
 run("run the example" "${prefix}/bin/procurement")
 expect_in("${RUN_OUTPUT}" "cheapest plan:" "procurement")
 expect_in("${RUN_OUTPUT}" "catalogs: ${prefix}/share/costmodel" "procurement (catalogs from the package)")

@@ -1,5 +1,5 @@
 # Builds tests/package/subdir, a project that adds costmodel's source tree with add_subdirectory, and runs it.
-# -D: COSTMODEL_SOURCE_DIR WORK_DIR GENERATOR CXX_COMPILER CXX_FLAGS LINKER_FLAGS
+# -D: COSTMODEL_SOURCE_DIR WORK_DIR GENERATOR CXX_COMPILER
 include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
 
 file(REMOVE_RECURSE "${WORK_DIR}")
