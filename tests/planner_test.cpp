@@ -11,8 +11,8 @@
 #include "costmodel/error.hpp"
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
-#include "costmodel/report/configuration.hpp"
 #include "costmodel/io/runs.hpp"
+#include "costmodel/report/configuration.hpp"
 #include "costmodel/search/planner.hpp"
 
 namespace costmodel {
