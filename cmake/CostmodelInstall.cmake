@@ -31,6 +31,7 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/costmodelConfig.cmake.
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/costmodelConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/costmodelConfig.cmake ${PROJECT_BINARY_DIR}/costmodelConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/costmodel_data_dir.cpp
         DESTINATION ${COSTMODEL_CMAKE_DIR} COMPONENT costmodel_development)
 
 # pkg-config: paths relative to the .pc file, so that a relocated prefix keeps working.

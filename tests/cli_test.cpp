@@ -56,10 +56,12 @@ Json catalog_json(const std::string& which, const std::vector<std::string>& requ
 
 }  // namespace
 
-TEST_CASE("--version prints the library version") {
+TEST_CASE("--version prints the library version and the data directory in use") {
   const CliResult result = run_cli({"--version"});
   CHECK(result.exit_code == 0);
-  CHECK(result.out == "costmodel " + std::string(costmodel::version()) + "\n");
+  // CTest sets COSTMODEL_DATA_DIR to the source root: the first place searched.
+  CHECK(result.out == "costmodel " + std::string(costmodel::version()) + "\ndata: " +
+                          std::string(COSTMODEL_TEST_SOURCE_DIR) + "\n");
   CHECK(result.err.empty());
 }
 

@@ -118,7 +118,7 @@ int run(const std::vector<std::string>& args) {
     return 0;
   }
   if (first == "--version") {
-    std::cout << "costmodel " << version() << '\n';
+    print_version(std::cout);
     return 0;
   }
   if (!first.empty() && first.front() == '-') {

@@ -64,6 +64,19 @@ run("relocated costmodel catalog" "${moved}/bin/costmodel" catalog links --forma
 expect_in("${RUN_OUTPUT}" "ib-ndr-400g" "relocated costmodel catalog links")
 run("relocated example" "${moved}/bin/procurement" --days 60 --gpu-price 30000 --format markdown)
 expect_in("${RUN_OUTPUT}" "${moved}/share/costmodel" "relocated procurement")
+run("relocated costmodel --version" "${moved}/bin/costmodel" --version)
+expect_in("${RUN_OUTPUT}" "data: ${moved}/share/costmodel" "relocated costmodel --version")
+
+# A program built against the relocated prefix and run from its own build folder, outside the prefix: the
+# package registers its catalogs' folder with the library (costmodel_data_dir.cpp), no $COSTMODEL_DATA_DIR.
+set(outside_build "${WORK_DIR}/api-outside")
+run("configure examples/api against the relocated prefix" ${CMAKE_COMMAND} -S "${COSTMODEL_SOURCE_DIR}/examples/api"
+    -B "${outside_build}" ${NESTED_CONFIGURE_ARGS} "-DCMAKE_PREFIX_PATH=${moved}"
+    -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON)
+run("build examples/api against the relocated prefix" ${CMAKE_COMMAND} --build "${outside_build}" ${NESTED_BUILD_ARGS})
+file(GLOB_RECURSE outside_procurement "${outside_build}/procurement")
+run("the API example outside the prefix" ${outside_procurement})
+expect_in("${RUN_OUTPUT}" "catalogs: ${moved}/share/costmodel" "procurement built outside the prefix")
 
 # pkg-config sees the relocated prefix through ${pcfiledir}.
 find_program(PKG_CONFIG pkg-config)

@@ -11,6 +11,7 @@
 #include <limits>
 #include <utility>
 
+#include "costmodel/io/catalog.hpp"
 #include "costmodel/units.hpp"
 #include "costmodel/version.hpp"
 
@@ -66,6 +67,10 @@ Error usage_error(const Context& context, const std::string& field, const std::s
   return Error(ErrorLocation{context.prefix(), 0, 0}, field, message, hint);
 }
 
+void print_version(std::ostream& out) {
+  out << "costmodel " << costmodel::version() << '\n' << "data: " << default_data_root() << '\n';
+}
+
 Error flag_error(const Context& context, const std::string& field, const Error& error) {
   return usage_error(context, field, error.message(), error.hint());
 }
@@ -103,7 +108,7 @@ bool CommandParser::parse(const std::vector<std::string>& args) {
       return false;
     }
     if (values_.count("version") > 0) {
-      std::cout << "costmodel " << costmodel::version() << '\n';
+      print_version(std::cout);
       return false;
     }
     po::notify(values_);

@@ -61,6 +61,9 @@ struct Command {
 /// "did you mean 'NAME'?" for the name in `known` closest to `name`, or "" when none is close.
 [[nodiscard]] std::string did_you_mean(const std::string& name, const std::vector<std::string>& known);
 
+/// "costmodel VERSION" and the data directory in use (DESIGN.md §3: --version), one line each.
+void print_version(std::ostream& out);
+
 /// `names` joined by `separator`.
 [[nodiscard]] std::string join(const std::vector<std::string>& names, const std::string& separator);
 

@@ -5,6 +5,10 @@
 #include <cstdlib>
 #include <filesystem>
 
+#if defined(__linux__)
+#include <dlfcn.h>
+#endif
+
 #include "entries.hpp"
 #include "yaml_reader.hpp"
 
@@ -57,7 +61,33 @@ fs::path data_root_beside_executable() {
   return {};
 }
 
+// PREFIX/share/costmodel for a shared libcostmodel in PREFIX/lib (the library's own file, found with dladdr).
+fs::path data_root_beside_library() {
+#if defined(__linux__)
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&data_root_beside_library), &info) == 0 || info.dli_fname == nullptr) {
+    return {};
+  }
+  std::error_code ec;
+  const fs::path library = fs::canonical(info.dli_fname, ec);
+  if (ec || library.extension() == "") return {};
+  const fs::path root = (library.parent_path() / ".." / "share" / "costmodel").lexically_normal();
+  if (has_catalogs(root)) return root;
+#endif
+  return {};
+}
+
+std::string& package_data_dir() {
+  static std::string dir;
+  return dir;
+}
+
 }  // namespace
+
+bool register_package_data_dir(const char* path) {
+  if (path != nullptr) package_data_dir() = path;
+  return true;
+}
 
 std::vector<GpuSpec> load_gpus_file(const std::string& path) {
   return read_list<GpuSpec>(path, "gpus", [](yaml::Map& m) { return yaml::read_gpu(m, nullptr); });
@@ -75,6 +105,8 @@ std::vector<SwitchSpec> load_switches_file(const std::string& path) {
 std::string default_data_root() {
   if (const char* env = std::getenv("COSTMODEL_DATA_DIR"); env != nullptr && *env != '\0') return env;
   if (const fs::path beside = data_root_beside_executable(); !beside.empty()) return beside.string();
+  if (const fs::path beside = data_root_beside_library(); !beside.empty()) return beside.string();
+  if (!package_data_dir().empty() && has_catalogs(package_data_dir())) return package_data_dir();
   if (has_catalogs(COSTMODEL_INSTALL_DATA_ROOT)) return COSTMODEL_INSTALL_DATA_ROOT;
   return COSTMODEL_SOURCE_DATA_ROOT;
 }

@@ -11,10 +11,17 @@
 
 namespace costmodel {
 
-/// The folder holding data/ and models/: $COSTMODEL_DATA_DIR, else share/costmodel beside the running
-/// executable's bin/ (an installed, possibly relocated, prefix), else the installed share/costmodel, else
-/// the source tree this library was built from.
+/// The folder holding data/ and models/, the first of: $COSTMODEL_DATA_DIR; share/costmodel beside the
+/// running executable's bin/ (an installed, possibly relocated, prefix); share/costmodel beside a shared
+/// libcostmodel's lib/; the package's folder as find_package(costmodel) found it (registered by the
+/// package, see register_package_data_dir()); the configured install prefix's; the source tree this library
+/// was built from.
 [[nodiscard]] std::string default_data_root();
+
+/// Records where the installed package's catalogs are (`costmodel_data_dir.cpp`, compiled into every program
+/// that links the CMake package, calls it before main); returns true. Folders without data/gpus.yaml are
+/// ignored by default_data_root().
+bool register_package_data_dir(const char* path);
 
 /// The entries of a GPU catalog file (data/gpus.yaml), SI units; throws Error at FILE:LINE:COL.
 [[nodiscard]] std::vector<GpuSpec> load_gpus_file(const std::string& path);
