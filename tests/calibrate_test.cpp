@@ -199,7 +199,6 @@ TEST_CASE("several logs of the same collective and rank count make one fit") {
 TEST_CASE("calibrate_cluster inverts the model: constants the model produced come back") {
   ClusterSpec cluster = default_cluster(catalog());
   cluster.gpu = catalog().gpu("h100-sxm");
-  cluster.scale_up = cluster.gpu.scale_up;
   cluster.link = catalog().link("ib-ndr-400g");
   cluster.switch_spec = catalog().default_switch_for(cluster.link);
   cluster.link.efficiency = 0.6;
@@ -273,7 +272,8 @@ TEST_CASE("cluster_yaml reads back as the same cluster") {
   ClusterSpec c = apply_cluster_options(default_cluster(catalog()), options, catalog());
   c.link.efficiency = 0.4321;
   c.link.latency = Seconds(4.5e-6);
-  c.scale_up.efficiency = 0.75;
+  c.scale_up = c.scale_up_fabric();
+  c.scale_up->efficiency = 0.75;
   const std::string text = cluster_yaml(c, {"a comment"});
   CHECK(text.rfind("# a comment\n", 0) == 0);
   const ClusterSpec back = load_cluster_text(text, "calibrated.yaml", catalog());
@@ -285,8 +285,8 @@ TEST_CASE("cluster_yaml reads back as the same cluster") {
   CHECK(back.link.latency.value == doctest::Approx(4.5e-6));
   CHECK(back.link.line_rate.value == doctest::Approx(c.link.line_rate.value));
   CHECK(back.link.nic_price.value == doctest::Approx(c.link.nic_price.value));
-  CHECK(back.scale_up.efficiency == doctest::Approx(0.75));
-  CHECK(back.scale_up.bandwidth.value == doctest::Approx(c.scale_up.bandwidth.value));
-  CHECK(back.scale_up.latency.value == doctest::Approx(c.scale_up.latency.value));
+  CHECK(back.scale_up_fabric().efficiency == doctest::Approx(0.75));
+  CHECK(back.scale_up_fabric().bandwidth.value == doctest::Approx(c.scale_up->bandwidth.value));
+  CHECK(back.scale_up_fabric().latency.value == doctest::Approx(c.scale_up->latency.value));
   CHECK(back.switch_spec.name == c.switch_spec.name);
 }

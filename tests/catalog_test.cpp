@@ -102,8 +102,8 @@ scale_out:
 )",
                                           "inline.yaml", catalog());
   CHECK(c.gpu.name == "h100-sxm");
-  CHECK(c.scale_up.bandwidth.value == doctest::Approx(300e9));
-  CHECK(c.scale_up.domain == 8);  // kept from the GPU entry
+  CHECK(c.scale_up_fabric().bandwidth.value == doctest::Approx(300e9));
+  CHECK(c.scale_up_fabric().domain == 8);  // kept from the GPU entry
   CHECK(c.topology == TopologyKind::kRailOptimized);
   CHECK(c.link.line_rate.value == doctest::Approx(25e9));
   CHECK(c.link.latency.value == doctest::Approx(2e-6));

@@ -60,8 +60,8 @@ TEST_CASE("--version prints the library version and the data directory in use") 
   const CliResult result = run_cli({"--version"});
   CHECK(result.exit_code == 0);
   // CTest sets COSTMODEL_DATA_DIR to the source root: the first place searched.
-  CHECK(result.out == "costmodel " + std::string(costmodel::version()) + "\ndata: " +
-                          std::string(COSTMODEL_TEST_SOURCE_DIR) + "\n");
+  CHECK(result.out == "costmodel " + std::string(costmodel::version()) +
+                          "\ndata: " + std::string(COSTMODEL_TEST_SOURCE_DIR) + "\n");
   CHECK(result.err.empty());
 }
 

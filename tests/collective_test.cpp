@@ -328,7 +328,8 @@ TEST_CASE("property: more link bandwidth never slows a collective") {
         faster_out.link.line_rate = base.link.line_rate * factor;
         faster_out.switch_spec.port_bandwidth = base.switch_spec.port_bandwidth * factor;
         ClusterSpec faster_up = base;
-        faster_up.scale_up.bandwidth = base.scale_up.bandwidth * factor;
+        faster_up.scale_up = base.scale_up_fabric();
+        faster_up.scale_up->bandwidth = base.scale_up_fabric().bandwidth * factor;
         const LinkPath slow = link_path(base, Communicator{ranks, 1, 1});
         for (const auto& [c, a] : applicable_pairs(slow)) {
           for (double n : kSizes) {

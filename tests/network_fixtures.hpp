@@ -90,9 +90,9 @@ inline ClusterSpec cluster(const GpuSpec& gpu, int gpus, int gpus_per_node, cons
   c.gpu = gpu;
   c.gpus = gpus;
   c.gpus_per_node = gpus_per_node;
-  c.scale_up = gpu.scale_up;
   // One NVLink domain per node unless a test builds a multi-node domain (NVL72) itself.
-  c.scale_up.domain = std::min(gpu.scale_up.domain, gpus_per_node);
+  c.scale_up = gpu.scale_up;
+  c.scale_up->domain = std::min(gpu.scale_up.domain, gpus_per_node);
   c.topology = kind;
   c.link = link;
   c.nics_per_node = nics;

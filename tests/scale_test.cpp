@@ -112,7 +112,8 @@ TEST_CASE("seeded random configurations: finite, non-negative, monotone in bandw
     faster.switch_spec.port_bandwidth = faster.switch_spec.port_bandwidth * 2.0;
     CHECK(Estimator(m, faster).evaluate(s).step_time.value <= a.step_time.value * (1 + 1e-9));
     ClusterSpec faster_up = c;
-    faster_up.scale_up.bandwidth = faster_up.scale_up.bandwidth * 2.0;
+    faster_up.scale_up = c.scale_up_fabric();
+    faster_up.scale_up->bandwidth = faster_up.scale_up->bandwidth * 2.0;
     CHECK(Estimator(m, faster_up).evaluate(s).step_time.value <= a.step_time.value * (1 + 1e-9));
     // Memory fits -> still fits with more HBM.
     if (a.fits_memory) {

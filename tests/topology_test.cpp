@@ -242,7 +242,7 @@ TEST_CASE("torus inventory at three sizes: no switches, diameter Σ⌊k/2⌋") {
 TEST_CASE("scale-up domain: NVL8 boards and multi-node NVL72 racks") {
   ClusterSpec c = dgx_h100(144, TopologyKind::kFatTree);
   c.gpus_per_node = 4;
-  c.scale_up.domain = 72;
+  c.scale_up->domain = 72;
   c.nics_per_node = 4;
   const Topology t = build_topology(c);
   CHECK(t.scale_up.gpus == 72);
@@ -290,7 +290,7 @@ TEST_CASE("paths: per-rank bandwidth, hops, latency and in-network reduction") {
     CHECK(together.scale_out.bandwidth.value == doctest::Approx(24e9));
     ClusterSpec wide = c;
     wide.gpus_per_node = 2;
-    wide.scale_up.domain = 2;
+    wide.scale_up->domain = 2;
     const LinkPath owns_four = link_path(wide, Communicator{16, 2, 1});
     CHECK(owns_four.scale_out.bandwidth.value == doctest::Approx(96e9));
   }

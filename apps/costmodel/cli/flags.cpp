@@ -46,7 +46,10 @@ ClusterArgs read_cluster_args(const po::variables_map& values, const Context& co
 }
 
 ClusterSpec make_cluster(const ClusterArgs& args, const Catalog& catalog) {
-  ClusterSpec base = args.file ? load_cluster_file(*args.file, catalog) : default_cluster(catalog);
+  // Without a cluster file, --gpu NAME starts from that GPU's typical node (data/gpus.yaml `node:`).
+  ClusterSpec base = args.file          ? load_cluster_file(*args.file, catalog)
+                     : args.options.gpu ? default_cluster(catalog, *args.options.gpu)
+                                        : default_cluster(catalog);
   ClusterSpec cluster = apply_cluster_options(std::move(base), args.options, catalog);
   const auto reasons = validate(cluster);
   if (!reasons.empty()) throw Error("the cluster is not usable: " + join(reasons, "; "));

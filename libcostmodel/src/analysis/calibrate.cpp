@@ -171,7 +171,8 @@ ClusterCalibration calibrate_cluster(const ClusterSpec& cluster, const Collectiv
   // Bandwidth: the model's seconds per byte (the bandwidth term is linear in n) at a given efficiency.
   const auto set_efficiency = [&](ClusterSpec& c, double eff) {
     if (cal.level == FabricLevel::kScaleUp) {
-      c.scale_up.efficiency = eff;
+      c.scale_up = c.scale_up_fabric();
+      c.scale_up->efficiency = eff;
     } else {
       c.link.efficiency = eff;
     }
@@ -185,7 +186,8 @@ ClusterCalibration calibrate_cluster(const ClusterSpec& cluster, const Collectiv
   const double ceiling_slope = seconds_per_byte(probe);
   cal.ceiling_busbw = BytesPerSecond(bus_factor(fit.collective, fit.ranks) / ceiling_slope);
   cal.measured_efficiency = beta > 0 ? ceiling_slope / beta : 0.0;
-  cal.bandwidth = cal.level == FabricLevel::kScaleUp ? cluster.scale_up.bandwidth : cluster.link.line_rate;
+  cal.bandwidth =
+      cal.level == FabricLevel::kScaleUp ? cluster.scale_up_fabric().bandwidth : cluster.link.line_rate;
   constexpr double kMinEfficiency = 0.01;  // the cluster schema's lower bound
   if (beta > 0 && beta < ceiling_slope) {
     // Faster than the line rate the cluster assumes: raise the rate, keep efficiency 1.
@@ -207,7 +209,8 @@ ClusterCalibration calibrate_cluster(const ClusterSpec& cluster, const Collectiv
   const auto latency_term = [&](double latency) {
     ClusterSpec c = probe;
     if (cal.level == FabricLevel::kScaleUp) {
-      c.scale_up.latency = Seconds(latency);
+      c.scale_up = c.scale_up_fabric();
+      c.scale_up->latency = Seconds(latency);
     } else {
       c.link.latency = Seconds(latency);
     }
@@ -227,9 +230,11 @@ ClusterCalibration calibrate_cluster(const ClusterSpec& cluster, const Collectiv
 
 ClusterSpec apply_calibration(ClusterSpec cluster, const ClusterCalibration& calibration) {
   if (calibration.level == FabricLevel::kScaleUp) {
-    cluster.scale_up.bandwidth = calibration.bandwidth;
-    cluster.scale_up.efficiency = calibration.efficiency;
-    cluster.scale_up.latency = calibration.latency;
+    ScaleUpSpec fabric = cluster.scale_up_fabric();
+    fabric.bandwidth = calibration.bandwidth;
+    fabric.efficiency = calibration.efficiency;
+    fabric.latency = calibration.latency;
+    cluster.scale_up = fabric;
   } else {
     cluster.link.line_rate = calibration.bandwidth;
     cluster.link.efficiency = calibration.efficiency;

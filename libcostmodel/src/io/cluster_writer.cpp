@@ -16,6 +16,7 @@ std::string fixed(double value, int decimals) {
 }  // namespace
 
 std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& comment) {
+  const ScaleUpSpec scale_up = c.scale_up_fabric();
   // Units written so that they read back exactly enough: GB/s with 6 decimals (1 kB/s), ns with 3 (1 ps).
   const auto bandwidth = [](BytesPerSecond b) { return fixed(b.value / 1e9, 6) + "GB/s"; };
   const auto seconds = [](Seconds s) { return fixed(s.value * 1e9, 3) + "ns"; };
@@ -26,12 +27,12 @@ std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& c
       << "gpus: " << c.gpus << '\n'
       << "gpus_per_node: " << c.gpus_per_node << '\n'
       << "scale_up:\n"
-      << "  bandwidth: " << bandwidth(c.scale_up.bandwidth) << '\n'
-      << "  latency: " << seconds(c.scale_up.latency) << '\n'
-      << "  domain: " << c.scale_up.domain << '\n'
-      << "  efficiency: " << number(c.scale_up.efficiency) << '\n'
-      << "  in_network_reduction: " << (c.scale_up.in_network_reduction ? "true" : "false") << '\n'
-      << "  in_network_efficiency: " << number(c.scale_up.in_network_efficiency) << '\n'
+      << "  bandwidth: " << bandwidth(scale_up.bandwidth) << '\n'
+      << "  latency: " << seconds(scale_up.latency) << '\n'
+      << "  domain: " << scale_up.domain << '\n'
+      << "  efficiency: " << number(scale_up.efficiency) << '\n'
+      << "  in_network_reduction: " << (scale_up.in_network_reduction ? "true" : "false") << '\n'
+      << "  in_network_efficiency: " << number(scale_up.in_network_efficiency) << '\n'
       << "scale_out:\n"
       << "  topology: " << to_string(c.topology) << '\n'
       << "  link:\n"

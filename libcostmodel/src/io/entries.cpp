@@ -71,6 +71,15 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base) {
   }
   g.hbm = quantity_or(map, "hbm", base ? &base->hbm : nullptr);
   g.hbm_bandwidth = quantity_or(map, "hbm_bandwidth", base ? &base->hbm_bandwidth : nullptr);
+  if (map.has("node")) {
+    Map node = map.map("node");
+    g.node.gpus = static_cast<int>(node.integer("gpus", 1, 1 << 16));
+    g.node.link = node.string("link");
+    g.node.nics = static_cast<int>(node.integer("nics", 1, 1 << 10));
+    g.node.switch_name = node.string("switch");
+    g.node.source = node.string("source");
+    node.finish();
+  }
   if (!base || map.has("scale_up")) {
     Map scale_up = map.map("scale_up");
     g.scale_up = read_scale_up(scale_up, base ? &base->scale_up : nullptr);

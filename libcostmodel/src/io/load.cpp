@@ -57,14 +57,13 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
       map, "gpu", [&](const std::string& n) { return catalog.gpu(n); },
       [](yaml::Map& m, const GpuSpec* base) { return yaml::read_gpu(m, base); });
   c.gpus = static_cast<int>(map.integer("gpus", 1, 1 << 30));
-  c.gpus_per_node = static_cast<int>(map.optional_integer("gpus_per_node", 1, 1 << 16).value_or(8));
-  c.scale_up = c.gpu.scale_up;
-  // A baseboard domain (8 GPUs or fewer) cannot span nodes: with fewer GPUs per node it shrinks to the
-  // node. Larger domains (GB200 NVL72) are rack-scale and span nodes by design.
-  if (c.scale_up.domain <= 8) c.scale_up.domain = std::min(c.scale_up.domain, c.gpus_per_node);
+  // Unset node fields are the GPU's typical node (data/gpus.yaml `node:`), else 8 GPUs per node.
+  const NodeSpec& node = c.gpu.node;
+  c.gpus_per_node = static_cast<int>(map.optional_integer("gpus_per_node", 1, 1 << 16).value_or(node.gpus));
   if (map.has("scale_up")) {
     yaml::Map scale_up = map.map("scale_up");
-    c.scale_up = yaml::read_scale_up(scale_up, &c.gpu.scale_up);
+    const ScaleUpSpec base = c.scale_up_fabric();
+    c.scale_up = yaml::read_scale_up(scale_up, &base);
   }
   yaml::Map out = map.map("scale_out");
   const std::vector<std::string> kinds{"fat-tree",       "rail-optimized", "rail-only",
@@ -73,12 +72,15 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
   c.link = name_or_inline<LinkSpec>(
       out, "link", [&](const std::string& n) { return catalog.link(n); },
       [](yaml::Map& m, const LinkSpec* base) { return yaml::read_link(m, base, false); });
-  c.nics_per_node =
-      static_cast<int>(out.optional_integer("nics_per_node", 1, 1 << 10).value_or(c.gpus_per_node));
+  const bool typical_link = !node.link.empty() && c.link.name == node.link;
+  c.nics_per_node = static_cast<int>(
+      out.optional_integer("nics_per_node", 1, 1 << 10).value_or(typical_link ? node.nics : c.gpus_per_node));
   if (out.has("switch")) {
     c.switch_spec = name_or_inline<SwitchSpec>(
         out, "switch", [&](const std::string& n) { return catalog.switch_spec(n); },
         [](yaml::Map& m, const SwitchSpec* base) { return yaml::read_switch(m, base, false); });
+  } else if (typical_link && !node.switch_name.empty()) {
+    c.switch_spec = catalog.switch_spec(node.switch_name);
   } else {
     c.switch_spec = catalog.default_switch_for(c.link);
   }
@@ -139,31 +141,29 @@ ClusterSpec load_cluster_text(const std::string& text, const std::string& filena
   return cluster_from(yaml::parse_text(text, filename), catalog);
 }
 
-ClusterSpec default_cluster(const Catalog& catalog) {
+ClusterSpec default_cluster(const Catalog& catalog, std::string_view gpu) {
   ClusterSpec c;
-  c.gpu = catalog.gpu("a100-80gb");
+  c.gpu = catalog.gpu(gpu);
   c.gpus = 1024;
-  c.gpus_per_node = 8;
-  c.scale_up = c.gpu.scale_up;
   c.topology = TopologyKind::kFatTree;
-  c.link = catalog.link("ib-hdr-200g");
-  c.nics_per_node = 8;
-  c.switch_spec = catalog.default_switch_for(c.link);
   c.oversubscription = 1.0;
+  const NodeSpec& node = c.gpu.node;
+  const bool has_node = !node.link.empty();
+  c.gpus_per_node = has_node ? node.gpus : 8;
+  c.link = catalog.link(has_node ? node.link : "ib-hdr-200g");
+  c.nics_per_node = has_node ? node.nics : 8;
+  c.switch_spec = has_node && !node.switch_name.empty() ? catalog.switch_spec(node.switch_name)
+                                                        : catalog.default_switch_for(c.link);
   return c;
 }
 
 ClusterSpec apply_cluster_options(ClusterSpec c, const ClusterOptions& o, const Catalog& catalog) {
   if (o.gpu) {
     c.gpu = catalog.gpu(*o.gpu);
-    c.scale_up = c.gpu.scale_up;
+    c.scale_up.reset();  // the new GPU's own scale-up fabric
   }
   if (o.gpus) c.gpus = *o.gpus;
   if (o.gpus_per_node) c.gpus_per_node = *o.gpus_per_node;
-  if (o.gpu || o.gpus_per_node) {
-    c.scale_up.domain = c.gpu.scale_up.domain;
-    if (c.scale_up.domain <= 8) c.scale_up.domain = std::min(c.scale_up.domain, c.gpus_per_node);
-  }
   if (o.link) {
     c.link = catalog.link(*o.link);
     if (!o.switch_name) c.switch_spec = catalog.default_switch_for(c.link);

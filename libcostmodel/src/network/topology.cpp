@@ -142,12 +142,13 @@ NvSwitchDomain size_scale_up(const ClusterSpec& cluster) {
   NvSwitchDomain domain;
   domain.gpus = std::max(1, cluster.scale_up_domain());
   domain.nodes = std::max(1, domain.gpus / cluster.gpus_per_node);
-  domain.line_rate = cluster.scale_up.bandwidth;
-  domain.bandwidth = cluster.scale_up.bandwidth * cluster.scale_up.efficiency;
-  if (cluster.scale_up.in_network_reduction) {
-    domain.reduction_bandwidth = cluster.scale_up.bandwidth * cluster.scale_up.in_network_efficiency;
+  const ScaleUpSpec scale_up = cluster.scale_up_fabric();
+  domain.line_rate = scale_up.bandwidth;
+  domain.bandwidth = scale_up.bandwidth * scale_up.efficiency;
+  if (scale_up.in_network_reduction) {
+    domain.reduction_bandwidth = scale_up.bandwidth * scale_up.in_network_efficiency;
   }
-  domain.latency = cluster.scale_up.latency;
+  domain.latency = scale_up.latency;
   return domain;
 }
 

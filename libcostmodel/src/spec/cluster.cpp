@@ -1,5 +1,6 @@
 #include "costmodel/spec/cluster.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -40,6 +41,17 @@ std::optional<TopologyKind> parse_topology_kind(std::string_view name) {
   return std::nullopt;
 }
 
+ScaleUpSpec ClusterSpec::scale_up_fabric() const {
+  if (scale_up) return *scale_up;
+  ScaleUpSpec fabric = gpu.scale_up;
+  if (fabric.domain <= 8) fabric.domain = std::min(fabric.domain, gpus_per_node);
+  return fabric;
+}
+
+int ClusterSpec::scale_up_domain() const {
+  return std::min(scale_up_fabric().domain, gpus);
+}
+
 std::vector<std::string> validate(const ClusterSpec& c) {
   std::vector<std::string> reasons;
   if (c.gpus <= 0) reasons.push_back("gpus must be positive, got " + std::to_string(c.gpus));
@@ -61,14 +73,15 @@ std::vector<std::string> validate(const ClusterSpec& c) {
         "nodes x nics_per_node = " + std::to_string(static_cast<long long>(c.nodes()) * c.nics_per_node) +
         " NIC ports; at most 16777216 are supported");
   }
-  if (c.scale_up.domain <= 0) reasons.push_back("scale_up.domain must be positive");
-  if (c.scale_up.domain > 0 && c.gpus_per_node > 0 && c.scale_up.domain % c.gpus_per_node != 0 &&
-      c.gpus_per_node % c.scale_up.domain != 0) {
-    reasons.push_back("scale_up.domain (" + std::to_string(c.scale_up.domain) +
+  const ScaleUpSpec scale_up = c.scale_up_fabric();
+  if (scale_up.domain <= 0) reasons.push_back("scale_up.domain must be positive");
+  if (scale_up.domain > 0 && c.gpus_per_node > 0 && scale_up.domain % c.gpus_per_node != 0 &&
+      c.gpus_per_node % scale_up.domain != 0) {
+    reasons.push_back("scale_up.domain (" + std::to_string(scale_up.domain) +
                       ") must be a multiple or a divisor of gpus_per_node (" +
                       std::to_string(c.gpus_per_node) + ")");
   }
-  if (!(c.scale_up.bandwidth.value > 0.0)) reasons.push_back("scale_up.bandwidth must be positive");
+  if (!(scale_up.bandwidth.value > 0.0)) reasons.push_back("scale_up.bandwidth must be positive");
   if (!(c.link.line_rate.value > 0.0)) reasons.push_back("link bandwidth must be positive");
   if (!(c.link.efficiency > 0.0 && c.link.efficiency <= 1.0)) {
     reasons.push_back("link efficiency must be in (0, 1]");

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/spec/cluster.hpp"
@@ -36,8 +37,9 @@ struct ClusterOptions {
   std::optional<double> oversubscription;
 };
 
-/// The default cluster: 1,024 A100-80GB, 8 per node, 8 x HDR 200G per node, non-blocking fat-tree.
-[[nodiscard]] ClusterSpec default_cluster(const Catalog& catalog);
+/// 1,024 GPUs of catalog entry `gpu` in its typical nodes (data/gpus.yaml `node:`: GPUs per node, link, NICs,
+/// switch) on a non-blocking fat-tree; by default 1,024 A100-80GB, 8 per node, 8 x HDR 200G per node.
+[[nodiscard]] ClusterSpec default_cluster(const Catalog& catalog, std::string_view gpu = "a100-80gb");
 /// `base` with `options` applied (a new link without a new switch picks the link's default switch).
 [[nodiscard]] ClusterSpec apply_cluster_options(ClusterSpec base, const ClusterOptions& options,
                                                 const Catalog& catalog);

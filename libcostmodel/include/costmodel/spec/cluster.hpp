@@ -22,10 +22,12 @@ inline constexpr int kTopologyKindCount = 6;  ///< values of TopologyKind
 
 /// One training cluster: every field SI; catalog entries are copied in, so the spec stands alone.
 struct ClusterSpec {
-  GpuSpec gpu;                                     ///< the GPU model (a catalog entry or one built in code)
-  int gpus = 0;                                    ///< GPUs in the cluster (a multiple of gpus_per_node)
-  int gpus_per_node = 8;                           ///< GPUs per node (server)
-  ScaleUpSpec scale_up;                            ///< the GPU entry's, unless the cluster file overrides it
+  GpuSpec gpu;            ///< the GPU model (a catalog entry or one built in code)
+  int gpus = 0;           ///< GPUs in the cluster (a multiple of gpus_per_node)
+  int gpus_per_node = 8;  ///< GPUs per node (server)
+  /// The scale-up fabric when the cluster sets its own (a cluster file's `scale_up:`, a calibration);
+  /// nullopt: the GPU entry's, which then follows `gpu` and `gpus_per_node` (scale_up_fabric()).
+  std::optional<ScaleUpSpec> scale_up;
   TopologyKind topology = TopologyKind::kFatTree;  ///< the scale-out fabric's shape
   LinkSpec link;                                   ///< one scale-out NIC and its cable/optics
   int nics_per_node = 8;                           ///< scale-out NICs per node
@@ -35,8 +37,12 @@ struct ClusterSpec {
 
   /// Number of nodes (servers), rounded up.
   [[nodiscard]] int nodes() const { return (gpus + gpus_per_node - 1) / gpus_per_node; }
+  /// The scale-up fabric in use: `scale_up` when set, else the GPU entry's, whose baseboard domain (8 GPUs or
+  /// fewer, an HGX board) shrinks to the node when a node holds fewer GPUs; rack-scale domains (GB200 NVL72)
+  /// span nodes by design.
+  [[nodiscard]] ScaleUpSpec scale_up_fabric() const;
   /// GPUs in one scale-up domain, never more than the cluster.
-  [[nodiscard]] int scale_up_domain() const { return scale_up.domain < gpus ? scale_up.domain : gpus; }
+  [[nodiscard]] int scale_up_domain() const;
 };
 
 /// Every reason `cluster` is not a usable cluster (empty when it is).

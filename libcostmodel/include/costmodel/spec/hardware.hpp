@@ -47,6 +47,16 @@ struct GpuEfficiency {
   std::string fitted;      ///< how these values were obtained
 };
 
+/// The typical server of a GPU and its scale-out fabric (data/gpus.yaml `node:`): what a cluster built from
+/// the GPU's name alone assumes. Names refer to the link and switch catalogs; empty when the entry has none.
+struct NodeSpec {
+  int gpus = 8;             ///< GPUs per node
+  std::string link;         ///< scale-out link catalog name, e.g. "ib-ndr-400g"
+  int nics = 8;             ///< scale-out NICs per node
+  std::string switch_name;  ///< scale-out switch catalog name, e.g. "qm9700"
+  std::string source;       ///< where the node's description comes from
+};
+
 /// One GPU model of the catalog.
 struct GpuSpec {
   std::string name;                                      ///< catalog name, e.g. "h100-sxm"
@@ -54,6 +64,7 @@ struct GpuSpec {
   std::array<FlopsPerSecond, kDtypeCount> peak_flops{};  ///< dense peak per Dtype; 0 where unsupported
   Bytes hbm;                                             ///< HBM capacity, B
   BytesPerSecond hbm_bandwidth;                          ///< HBM bandwidth, B/s
+  NodeSpec node;                                         ///< its typical server and scale-out fabric
   ScaleUpSpec scale_up;                                  ///< its NVLink / NVSwitch domain
   Watts tdp;                                             ///< board power, W
   Usd price;                                             ///< purchase price per GPU, USD
