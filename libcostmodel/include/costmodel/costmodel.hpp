@@ -36,6 +36,7 @@
 
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/cluster_writer.hpp"
+#include "costmodel/io/hf_config.hpp"
 #include "costmodel/io/load.hpp"
 #include "costmodel/io/nccl_tests.hpp"
 #include "costmodel/io/runs.hpp"

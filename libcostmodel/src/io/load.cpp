@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "costmodel/io/hf_config.hpp"
 #include "entries.hpp"
 #include "yaml_reader.hpp"
 
@@ -129,6 +130,9 @@ ModelSpec resolve_model(const std::string& name_or_path, const Catalog& catalog)
   const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
                                name_or_path.find(".yaml") != std::string::npos ||
                                name_or_path.find(".yml") != std::string::npos;
+  if (name_or_path.size() >= 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0) {
+    return load_hf_config_file(name_or_path);
+  }
   if (looks_like_path || std::filesystem::exists(name_or_path, ec)) return load_model_file(name_or_path);
   return catalog.model(name_or_path);
 }

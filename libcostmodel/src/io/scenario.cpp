@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "costmodel/io/hf_config.hpp"
 #include "costmodel/io/load.hpp"
 #include "costmodel/search/objective.hpp"
 #include "entries.hpp"
@@ -84,11 +85,12 @@ ModelSpec read_model_node(const std::string& file, const YAML::Node& node, const
                                name.find(".yaml") != std::string::npos ||
                                name.find(".yml") != std::string::npos;
   try {
-    if (looks_like_path) {
-      // Relative to the scenario file, so that examples run from any folder.
+    if (looks_like_path || name.find(".json") != std::string::npos) {
+      // Relative to the scenario file, so that examples run from any folder; a config.json is Hugging Face's.
       const std::filesystem::path path(name);
-      return load_model_file(
-          path.is_absolute() ? name : (std::filesystem::path(file).parent_path() / path).string());
+      const std::string resolved =
+          path.is_absolute() ? name : (std::filesystem::path(file).parent_path() / path).string();
+      return path.extension() == ".json" ? load_hf_config_file(resolved) : load_model_file(resolved);
     }
     return catalog.model(name);
   } catch (const Error& e) {

@@ -136,7 +136,7 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   Table t;
   t.title = model.name + " on " + std::to_string(cluster.gpus) + " x " + cluster.gpu.name + ", " +
             std::string(to_string(cluster.topology)) + " of " + cluster.link.name;
-  t.columns = {{"field", "field"}, {"value", "value"}};
+  t.columns = {{"field", "field", ""}, {"value", "value", ""}};
   const auto row = [&](const std::string& label, Json value) {
     t.rows.push_back({Json(label), std::move(value)});
   };

@@ -283,7 +283,7 @@ Table table_of_objects(const std::string& title, const Json::Array& items) {
       const std::string& key = member.first;  // not a structured binding: clang 14 cannot capture one
       const bool known = std::any_of(table.columns.begin(), table.columns.end(),
                                      [&](const Column& column) { return column.key == key; });
-      if (!known) table.columns.push_back(Column{key, key});
+      if (!known) table.columns.push_back(Column{key, key, ""});
     }
     flat_items.push_back(std::move(flat));
   }
@@ -356,7 +356,7 @@ void write_document(std::ostream& out, const Json& document, Format format) {
     tables.push_back(table_of_objects("", document.as_array()));
   } else if (document.is_object()) {
     Table scalars;
-    scalars.columns = {Column{"key", "key"}, Column{"value", "value"}};
+    scalars.columns = {Column{"key", "key", ""}, Column{"value", "value", ""}};
     std::vector<Table> nested;
     Json::Object flat;
     for (const auto& [key, value] : document.as_object()) {
@@ -373,7 +373,7 @@ void write_document(std::ostream& out, const Json& document, Format format) {
     for (auto& table : nested) tables.push_back(std::move(table));
   } else {
     Table single;
-    single.columns = {Column{"value", "value"}};
+    single.columns = {Column{"value", "value", ""}};
     single.rows.push_back({document});
     tables.push_back(std::move(single));
   }

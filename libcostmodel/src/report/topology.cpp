@@ -88,7 +88,7 @@ Table topology_table(const Topology& t, const ClusterSpec& cluster) {
   table.title = std::string(to_string(t.kind)) + " for " + std::to_string(t.gpus) + " x " + cluster.gpu.name +
                 " (" + std::to_string(t.nodes) + " nodes x " + std::to_string(t.nics_per_node) + " NICs of " +
                 cluster.link.name + ", switch " + cluster.switch_spec.name + ")";
-  table.columns = {{"field", "field"}, {"value", "value"}};
+  table.columns = {{"field", "field", ""}, {"value", "value", ""}};
   const auto add = [&](const std::string& label, Json value) {
     table.rows.push_back({Json(label), std::move(value)});
   };

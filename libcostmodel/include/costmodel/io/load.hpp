@@ -16,7 +16,8 @@ namespace costmodel {
 [[nodiscard]] ModelSpec load_model_file(const std::string& path);
 /// The same from YAML text; `filename` is used in error messages.
 [[nodiscard]] ModelSpec load_model_text(const std::string& yaml, const std::string& filename);
-/// A catalog model name (e.g. "gpt3-175b") or a path to a model file.
+/// A catalog model name (e.g. "gpt3-175b"), a path to a model file, or a Hugging Face config.json
+/// (io/hf_config.hpp).
 [[nodiscard]] ModelSpec resolve_model(const std::string& name_or_path, const Catalog& catalog);
 
 /// A cluster file (schema: DESIGN.md §4); names resolve against `catalog`.

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// io/hf_config: Hugging Face config.json files as models, checked against the parameter counts the model
+// cards publish (exact, from the public config.json values in tests/fixtures/hf/).
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "costmodel/error.hpp"
+#include "costmodel/io/hf_config.hpp"
+#include "costmodel/io/load.hpp"
+
+using namespace costmodel;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  return std::string(COSTMODEL_TEST_FIXTURES) + "/hf/" + name + "/config.json";
+}
+
+std::string error_of(const std::string& json) {
+  try {
+    (void)load_hf_config_text(json, "config.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("Llama 3 8B: 8,030,261,248 parameters") {
+  // 2·V·h (untied) + L·(q 4096² + k,v 2·4096·1024 + o 4096² + 3·4096·14336 + 2·4096) + 4096
+  // = 1,050,673,152 + 32 · 218,112,000 + 4,096 = 8,030,261,248.
+  const ModelSpec m = load_hf_config_file(fixture("Meta-Llama-3-8B"));
+  CHECK(m.name == "Meta-Llama-3-8B");
+  CHECK(m.layers == 32);
+  CHECK(m.kv_heads == 8);
+  CHECK(m.ffn == FfnKind::kSwiglu);
+  CHECK(m.seq_len == 8192);
+  CHECK(count_parameters(m).total == 8030261248.0);
+}
+
+TEST_CASE("Mixtral 8x7B: 46,702,792,704 parameters, 12,879,925,248 active (\"12.9B\")") {
+  // Per layer: attention 2·4096² + 2·4096·1024 = 41,943,040, router 4096·8, norms 2·4096, and 2 of the 8
+  // experts of 3·4096·14336 active: 394,305,536 · 32 layers + 2·32000·4096 + 4096 = 12,879,925,248.
+  const ModelSpec m = load_hf_config_file(fixture("Mixtral-8x7B-v0.1"));
+  REQUIRE(m.is_moe());
+  CHECK(m.moe->experts == 8);
+  CHECK(m.moe->top_k == 2);
+  CHECK(count_parameters(m).total == 46702792704.0);
+  CHECK(count_parameters(m).active == 12879925248.0);
+}
+
+TEST_CASE("--model takes a config.json wherever it takes a model") {
+  const Catalog catalog = load_catalog();
+  CHECK(resolve_model(fixture("Meta-Llama-3-8B"), catalog).hidden == 4096);
+}
+
+TEST_CASE("errors name the field: MLA, missing fields, unknown families") {
+  CHECK(error_of(R"({"model_type": "llama", "hidden_size": 4096})") ==
+        "config.json:1:1: error: num_hidden_layers: missing required field 'num_hidden_layers'");
+  CHECK(error_of(R"({"model_type": "bert", "hidden_size": 768})").find("unsupported model_type 'bert'") !=
+        std::string::npos);
+  try {
+    (void)load_hf_config_file(fixture("DeepSeek-V3"));
+    FAIL("DeepSeek-V3 loaded");
+  } catch (const Error& e) {
+    CHECK(e.field() == "kv_lora_rank");
+    CHECK(e.location().line == 5);
+    CHECK(std::string(e.what()).find("multi-head latent attention") != std::string::npos);
+  }
+}
