@@ -212,7 +212,10 @@ class LogParser {
         if (bracket != std::string_view::npos) {
           const std::string_view name = comment.substr(bracket + 1);
           const auto name_words = split_words(name);
-          for (const auto& w : name_words) log_.device += (log_.device.empty() ? "" : " ") + std::string(w);
+          for (const auto& w : name_words) {
+            if (!log_.device.empty()) log_.device += ' ';
+            log_.device.append(w);
+          }
         }
       }
       return;

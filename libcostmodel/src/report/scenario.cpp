@@ -37,7 +37,7 @@ std::string split_text(const Strategy& s) {
 
 std::string fabric_text(const StepEstimate& e) {
   std::string text(to_string(e.topology));
-  if (e.oversubscription != 1.0) text += " " + format_number(e.oversubscription, 3) + ":1";
+  if (e.oversubscription != 1.0) text.append(" ").append(format_number(e.oversubscription, 3)).append(":1");
   return text;
 }
 
@@ -241,7 +241,9 @@ Table scenario_table(const Scenario& scenario, const ScenarioResult& result) {
       cells.emplace_back(row.note);
       table.rows.push_back(std::move(cells));
     }
-    if (!row.note.empty()) table.notes.push_back("[" + join(sc.coordinates, ", ") + "] " + row.note);
+    // Appended, not `"[" + ...`: GCC 12 warns falsely about `"literal" + std::string&&` (-Wrestrict, -O2).
+    if (!row.note.empty())
+      table.notes.push_back(std::string("[").append(join(sc.coordinates, ", ")).append("] ") + row.note);
   }
   std::ostringstream summary;
   summary << scenario.cases.size() << " cases, " << evaluated << " configurations evaluated in "

@@ -11,7 +11,7 @@ namespace costmodel {
 namespace {
 
 std::string quoted(std::string_view text) {
-  return "'" + std::string(text) + "'";
+  return std::string("'").append(text).append("'");
 }
 
 std::string suggestion(std::string_view text, const std::vector<std::string>& known) {
