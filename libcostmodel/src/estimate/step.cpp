@@ -8,9 +8,6 @@
 namespace costmodel {
 namespace {
 
-// Bytes per parameter of mixed-precision Adam (Rajbhandari et al. 2020, ZeRO §3.1): fp32 master weights,
-// momentum and variance.
-constexpr double kOptimizerStateBytes = 12.0;
 // HBM traffic of one Adam step per parameter: read fp32 weight, m, v and gradient (16 B), write weight, m, v
 // (12 B) and the half-precision copy (2 B); rounded to 32 B with the gradient-norm pass (apex FusedAdam).
 constexpr double kOptimizerTrafficBytes = 32.0;
@@ -32,117 +29,49 @@ double gemm_seconds(const GpuSpec& gpu, Dtype dtype, double m, double n, double 
   return gemm_time(gpu, dtype, m, n, k).value;
 }
 
-// Gradient bytes per parameter in memory and on the wire: Megatron-LM keeps fp32 main gradients with bf16
-// (it forces accumulate_allreduce_grads_in_fp32), fp16 gradients with fp16 (ZeRO's 2 + 2 + 12 bytes).
-double gradient_bytes(Dtype dtype) {
-  return dtype == Dtype::kFp16 ? 2.0 : 4.0;
-}
-
 }  // namespace
 
-Estimator::Estimator(const ModelSpec& model, const ClusterSpec& cluster, const EstimateOptions& options)
-    : model_(model), cluster_(cluster), options_(options), topology_(build_topology(cluster)) {
-  const ParameterCount p = count_parameters(model_);
-  params_total_ = p.total;
-  const double h = static_cast<double>(model_.hidden);
-  params_embedding_ = static_cast<double>(model_.vocab) * h;
-  if (model_.position == PositionEmbedding::kLearned)
-    params_embedding_ += static_cast<double>(model_.seq_len) * h;
-  params_output_ = static_cast<double>(model_.vocab) * h;  // untied: its own matrix; tied: Megatron's copy
-  params_per_layer_ = (p.total - p.embedding) / model_.layers;
-  const FlopsPerToken f = flops_per_token(model_, model_.seq_len, false);
-  model_flops_per_token_ = f.forward + f.backward;
-  recompute_flops_full_ = f.recompute_full;
-  recompute_flops_selective_ = f.recompute_selective;
+ModelTerms model_terms(const ModelSpec& model) {
+  ModelTerms terms;
+  terms.hidden = static_cast<double>(model.hidden);
+  terms.q_dim = static_cast<double>(model.q_dim());
+  terms.kv_dim = static_cast<double>(model.kv_dim());
+  terms.ffn_hidden = static_cast<double>(model.ffn_hidden);
+  terms.vocab = static_cast<double>(model.vocab);
+  terms.seq_len = static_cast<double>(model.seq_len);
+  terms.moe_share = model.is_moe() ? static_cast<double>(model.moe_layers()) / model.layers : 0.0;
+  const ParameterCount p = count_parameters(model);
+  terms.params_total = p.total;
+  const double h = static_cast<double>(model.hidden);
+  terms.params_embedding = static_cast<double>(model.vocab) * h;
+  if (model.position == PositionEmbedding::kLearned)
+    terms.params_embedding += static_cast<double>(model.seq_len) * h;
+  // The output layer: untied, its own matrix; tied, Megatron-LM's copy on the last stage.
+  terms.params_output = static_cast<double>(model.vocab) * h;
+  terms.params_per_layer = (p.total - p.embedding) / model.layers;
+  // The experts' g matrices of h x f_e (2 for GELU, 3 gated), E per MoE layer, averaged over the layers.
+  if (model.is_moe()) {
+    const double g = model.ffn == FfnKind::kGelu ? 2.0 : 3.0;
+    const double expert =
+        g * static_cast<double>(model.hidden) * static_cast<double>(model.moe->expert_ffn_hidden);
+    terms.expert_params_per_layer = expert * model.moe->experts * model.moe_layers() / model.layers;
+  }
+  const FlopsPerToken f = flops_per_token(model, model.seq_len, false);
+  terms.model_flops_per_token = f.forward + f.backward;
+  terms.recompute_flops_full = f.recompute_full;
+  terms.recompute_flops_selective = f.recompute_selective;
+  return terms;
 }
+
+Estimator::Estimator(const ModelSpec& model, const ClusterSpec& cluster, const EstimateOptions& options)
+    : model_(model),
+      cluster_(cluster),
+      options_(options),
+      topology_(build_topology(cluster)),
+      terms_(model_terms(model_)) {}
 
 std::uint32_t Estimator::check(const Strategy& st) const noexcept {
   return costmodel::check(st, model_, cluster_);
-}
-
-MemoryBreakdown Estimator::memory(const Strategy& st) const noexcept {
-  MemoryBreakdown mem;
-  const double t = st.tp, p = st.pp, d = st.dp, ep = st.ep;
-  const double layers_per_stage = static_cast<double>(model_.layers) / p;
-  // Parameters on the first stage (embedding) and on the last (output layer or Megatron's tied copy).
-  double expert_params_per_layer = 0.0;
-  if (model_.is_moe()) {
-    const double g = model_.ffn == FfnKind::kGelu ? 2.0 : 3.0;
-    const double expert =
-        g * static_cast<double>(model_.hidden) * static_cast<double>(model_.moe->expert_ffn_hidden);
-    expert_params_per_layer = expert * model_.moe->experts * model_.moe_layers() / model_.layers;
-  }
-  const double dense_per_layer = params_per_layer_ - expert_params_per_layer;
-  // The first stage holds the input embedding, the last the output layer (Megatron-LM keeps a copy of a
-  // tied embedding there); a single stage holds both, the output layer only when untied.
-  const double first_extra = params_embedding_ / t;
-  const double last_extra = params_output_ / t;
-  const double single_extra = (params_embedding_ + (model_.tied_embeddings ? 0.0 : params_output_)) / t;
-  const double stage_extra = p > 1 ? std::max(first_extra, last_extra) : single_extra;
-  const double dense = layers_per_stage * dense_per_layer / t + stage_extra;
-  const double experts = layers_per_stage * expert_params_per_layer / (t * ep);
-  mem.dense_parameters = dense;
-  mem.expert_parameters = experts;
-
-  // ZeRO stage 1 shards optimizer states over the replicas, 2 also gradients, 3 also weights (Rajbhandari et
-  // al. 2020 §5). Dense weights are replicated over dp·cp ranks, experts over dp·cp/ep (EP is carved out of
-  // DP).
-  const double replicas = d * st.cp;
-  const double expert_replicas = std::max(1.0, replicas / ep);
-  const auto sharded = [&](double bytes_per_parameter, int from_stage) {
-    return st.zero >= from_stage ? bytes_per_parameter * (dense / replicas + experts / expert_replicas)
-                                 : bytes_per_parameter * (dense + experts);
-  };
-  const double grad_b = gradient_bytes(st.dtype);
-  mem.weights = Bytes(sharded(2.0, 3));
-  mem.gradients = Bytes(sharded(grad_b, 2));
-  mem.optimizer = Bytes(sharded(kOptimizerStateBytes, 1));
-  if (st.compression.kind != CompressionKind::kNone) mem.error_feedback = Bytes((dense + experts) * 4.0);
-
-  // Activations: 1F1B keeps min(p, m) micro-batches in flight on the first stage; interleaving adds
-  // (p - 1)/(p·v) (Korthikanti et al. 2022 §4.2.3 / Narayanan et al. 2021 §2.2). Under recompute, the
-  // backward pass of one layer rebuilds its full activations on top (Korthikanti et al. 2022 §4.3).
-  const double m = std::max(1, st.micro_batches());
-  double in_flight = std::min(p, m);
-  if (st.vpp > 1) in_flight *= 1.0 + (p - 1.0) / (p * st.vpp);
-  const std::int64_t seq = model_.seq_len / st.cp;
-  const bool sp = st.sequence_parallel && st.tp > 1;
-  // Flash attention never stores the s x s scores (Dao et al. 2022 §3.1): without recompute it keeps what
-  // selective recompute keeps.
-  const Recompute stored =
-      options_.flash_attention && st.recompute == Recompute::kNone ? Recompute::kSelective : st.recompute;
-  const double per_layer = activation_bytes_per_layer(model_, seq, st.micro_batch, st.tp, sp, stored);
-  // The layer being recomputed holds what recompute rebuilds on top: full recompute the layer's activations,
-  // selective the attention scores (nothing with flash attention, whose kernel recomputes them itself).
-  const Recompute layer_full = options_.flash_attention ? Recompute::kSelective : Recompute::kNone;
-  const double full_layer = activation_bytes_per_layer(model_, seq, st.micro_batch, st.tp, sp, layer_full);
-  const double rebuilt = st.recompute == Recompute::kFull        ? full_layer
-                         : st.recompute == Recompute::kSelective ? full_layer - per_layer
-                                                                 : 0.0;
-  mem.activations = Bytes(in_flight * layers_per_stage * per_layer + rebuilt);
-  // The loss needs one micro-batch's logits: bf16 logits plus fp32 softmax for cross-entropy, split over tp
-  // (Megatron-LM's vocabulary-parallel cross-entropy).
-  const double tokens = static_cast<double>(st.micro_batch) * static_cast<double>(seq);
-  mem.logits = Bytes(tokens * static_cast<double>(model_.vocab) / t * (2.0 + 4.0));
-  mem.reserve = cluster_.gpu.memory_reserve;
-  mem.capacity = cluster_.gpu.hbm;
-  const double states = mem.weights.value + mem.gradients.value + mem.optimizer.value +
-                        mem.error_feedback.value + mem.reserve.value;
-  // With one stage the logits sit beside all activations; with more, on the last stage, which holds one
-  // micro-batch in flight.
-  const double first_stage = states + mem.activations.value + (p > 1 ? 0.0 : mem.logits.value);
-  const double last_stage = states + layers_per_stage * per_layer + rebuilt + mem.logits.value;
-  mem.total = Bytes(p > 1 ? std::max(first_stage, last_stage) : first_stage);
-  if (mem.total > mem.capacity) {
-    const std::pair<double, std::string_view> terms[] = {
-        {mem.weights.value, "weights"},     {mem.gradients.value, "gradients"},
-        {mem.optimizer.value, "optimizer"}, {mem.activations.value, "activations"},
-        {mem.logits.value, "logits"},       {mem.error_feedback.value, "error_feedback"}};
-    const auto* largest = std::max_element(std::begin(terms), std::end(terms),
-                                           [](const auto& a, const auto& b) { return a.first < b.first; });
-    mem.overflow = largest->second;
-  }
-  return mem;
 }
 
 namespace {
@@ -389,12 +318,12 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
 
   const double tokens_per_step = static_cast<double>(st.global_batch) * s;
   e.tokens_per_s = tokens_per_step / step;
-  const double recompute = st.recompute == Recompute::kFull        ? recompute_flops_full_
-                           : st.recompute == Recompute::kSelective ? recompute_flops_selective_
+  const double recompute = st.recompute == Recompute::kFull        ? terms_.recompute_flops_full
+                           : st.recompute == Recompute::kSelective ? terms_.recompute_flops_selective
                                                                    : 0.0;
   const double per_gpu = tokens_per_step / step / cluster_.gpus;
-  e.model_tflops_per_gpu = model_flops_per_token_ * per_gpu / 1e12;
-  e.hardware_tflops_per_gpu = (model_flops_per_token_ + recompute) * per_gpu / 1e12;
+  e.model_tflops_per_gpu = terms_.model_flops_per_token * per_gpu / 1e12;
+  e.hardware_tflops_per_gpu = (terms_.model_flops_per_token + recompute) * per_gpu / 1e12;
   const double peak = gpu.peak(dt).value / 1e12;
   e.mfu = e.model_tflops_per_gpu / peak;
   e.hfu = e.hardware_tflops_per_gpu / peak;
