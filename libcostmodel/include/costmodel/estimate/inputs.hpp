@@ -1,6 +1,6 @@
 #pragma once
-// What the estimator's terms read: its options, the model's numbers prepared once and the split's
-// communicator paths.
+// What every step-time term reads: the model's numbers prepared once, the split's communicator paths, and one
+// configuration's plain numbers (StepInputs), so that each term is a pure function of plain data.
 
 #include <optional>
 
@@ -56,5 +56,38 @@ struct ModelTerms {
 
 /// The ModelTerms of `model`.
 [[nodiscard]] ModelTerms model_terms(const ModelSpec& model);
+
+/// Bytes per element of the activations exchanged between GPUs: bf16/fp16 (fp8 GEMMs still exchange bf16
+/// activations).
+inline constexpr double kActivationBytes = 2.0;
+
+/// One configuration's numbers, read by every term: plain doubles (SI or counts) beside the specs they come
+/// from. Holds references: it lives no longer than one evaluation.
+struct StepInputs {
+  const ModelSpec& model;          ///< the model estimated
+  const GpuSpec& gpu;              ///< the cluster's GPU
+  const EstimateOptions& options;  ///< the estimator's options
+  const Strategy& strategy;        ///< the configuration, valid (check() == kValid)
+  const SplitPaths& paths;         ///< its split's communicators
+  double hidden = 0;               ///< h
+  double q_dim = 0;                ///< heads · head_dim
+  double kv_dim = 0;               ///< kv_heads · head_dim
+  double ffn_hidden = 0;           ///< f
+  double vocab = 0;                ///< V
+  double seq_len = 0;              ///< s, the whole sequence
+  double tp = 1;                   ///< t
+  double pp = 1;                   ///< p
+  double vpp = 1;                  ///< v
+  double micro_batches = 1;        ///< m, per pipeline per step
+  double tokens = 0;               ///< T: tokens of one micro-batch on one GPU, micro_batch · s / cp
+  bool sequence_parallel = false;  ///< TP as reduce-scatter + all-gather (only when tp > 1)
+  double layers_per_stage = 0;     ///< layers / p
+  double moe_share = 0;            ///< fraction of layers that are MoE layers (0 for a dense model)
+};
+
+/// The StepInputs of `strategy` (already valid) on its split's `paths`; `terms` is model_terms(model).
+[[nodiscard]] StepInputs step_inputs(const ModelSpec& model, const ModelTerms& terms, const GpuSpec& gpu,
+                                     const EstimateOptions& options, const Strategy& strategy,
+                                     const SplitPaths& paths) noexcept;
 
 }  // namespace costmodel

@@ -1,6 +1,7 @@
 #pragma once
 // The step-time model: one parallel configuration of a model on a cluster -> step time with its breakdown,
-// memory per GPU, MFU, tokens/s and, given a token budget, days and dollars to train.
+// memory per GPU, MFU, tokens/s and, given a token budget, days and dollars to train. Orchestration only:
+// each term has its own header (compute, tensor, context, expert, pipeline, data, memory).
 
 #include <cstdint>
 #include <optional>
