@@ -1,37 +1,55 @@
 #include "costmodel/estimate/compute.hpp"
 
-#include <algorithm>
+#include "compute_terms.hpp"
 
 namespace costmodel {
 
-namespace {
-
-inline double efficiency_of(const GpuSpec& gpu, double m, double n, double k) {
-  const double d = std::min({m, n, k});
-  if (!(d > 0.0)) return gpu.efficiency.gemm;
-  return gpu.efficiency.gemm * d / (d + gpu.efficiency.gemm_half_size);
-}
-
-}  // namespace
-
 Seconds gemm_time(const GpuSpec& gpu, Dtype dtype, double m, double n, double k) {
-  // Roofline (Williams, Waterman & Patterson 2009): the slower of arithmetic and memory traffic.
-  const double flops = 2.0 * m * n * k;
-  const double peak = gpu.peak(dtype).value;
-  const double arithmetic = peak > 0.0 ? flops / (peak * efficiency_of(gpu, m, n, k)) : 0.0;
-  const double bytes = (m * k + k * n + m * n) * bytes_per_element(dtype);
-  const double memory = bytes / (gpu.hbm_bandwidth.value * gpu.efficiency.hbm);
-  return Seconds(std::max(arithmetic, memory));
+  return Seconds(detail::gemm_seconds(gpu, dtype, m, n, k));
 }
 
-// Tile and wave quantisation make small GEMMs under-fill the GPU (NVIDIA, "Matrix Multiplication Background
-// User's Guide", §2-3); a saturating curve in the smallest dimension captures the trend.
 double gemm_efficiency(const GpuSpec& gpu, double m, double n, double k) {
-  return efficiency_of(gpu, m, n, k);
+  return detail::efficiency_of(gpu, m, n, k);
 }
 
 Seconds memory_bound_time(const GpuSpec& gpu, Bytes bytes) {
-  return Seconds(bytes.value / (gpu.hbm_bandwidth.value * gpu.efficiency.hbm));
+  return Seconds(detail::memory_bound_seconds(gpu, bytes.value));
+}
+
+Seconds attention_gemm_time(const StepInputs& in) noexcept {
+  return Seconds(detail::attention_gemms(in));
+}
+
+Seconds dense_mlp_time(const StepInputs& in) noexcept {
+  return Seconds(detail::dense_mlp(in));
+}
+
+Seconds moe_mlp_time(const StepInputs& in) noexcept {
+  return Seconds(detail::moe_mlp(in));
+}
+
+Seconds attention_core_time(const StepInputs& in) noexcept {
+  return Seconds(detail::attention_core(in));
+}
+
+Seconds elementwise_time(const StepInputs& in) noexcept {
+  return Seconds(detail::elementwise(in));
+}
+
+LayerForward layer_forward_time(const StepInputs& in) noexcept {
+  return detail::layer_forward(in);
+}
+
+Seconds layer_recompute_time(const StepInputs& in, const LayerForward& forward) noexcept {
+  return Seconds(detail::layer_recompute(in, forward));
+}
+
+Seconds logits_time(const StepInputs& in) noexcept {
+  return Seconds(detail::logits(in));
+}
+
+StageCompute stage_compute(const StepInputs& in) noexcept {
+  return detail::stage(in);
 }
 
 }  // namespace costmodel

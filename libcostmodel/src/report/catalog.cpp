@@ -200,7 +200,8 @@ Table catalog_summary_table(const Catalog& catalog) {
       {"topologies", topologies},
   };
   Table table;
-  table.columns = {Column{"catalog", "catalog", ""}, Column{"count", "count", ""}, Column{"names", "names", ""}};
+  table.columns = {Column{"catalog", "catalog", ""}, Column{"count", "count", ""},
+                   Column{"names", "names", ""}};
   for (const auto& [name, names] : rows) {
     table.rows.push_back({Json(name), Json(static_cast<std::int64_t>(names.as_array().size())), names});
   }

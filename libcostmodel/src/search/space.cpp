@@ -31,21 +31,6 @@ int fill_choices(std::array<T, N>& out, const std::vector<T>& pins, std::initial
   return count;
 }
 
-std::uint32_t split_reasons(const ModelSpec& model, const TrainingSettings& training,
-                            const ParallelSplit& s) {
-  std::uint32_t invalid = kValid;
-  const int kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
-  // GQA: tp either splits the K/V heads or replicates them (Megatron-LM), as Estimator::check() has it.
-  if (model.heads % s.tp != 0 || (kv_heads % s.tp != 0 && s.tp % kv_heads != 0)) invalid |= kHeadsIndivisible;
-  if (model.layers % s.pp != 0) invalid |= kLayersIndivisible;
-  if (training.global_batch % s.dp != 0) invalid |= kBatchIndivisible;
-  if (model.seq_len % s.cp != 0) invalid |= kSeqIndivisible;
-  if (s.ep > 1 && (!model.is_moe() || model.moe->experts % s.ep != 0 || s.dp % s.ep != 0)) {
-    invalid |= kExpertsIndivisible;
-  }
-  return invalid;
-}
-
 }  // namespace
 
 std::vector<int> divisors(std::int64_t n) {
@@ -86,9 +71,8 @@ CandidateSpace::CandidateSpace(const SearchSpace& space, const ModelSpec& model,
         if (!allowed(space.dp, dp)) continue;
         for (const int ep : model.is_moe() ? divisors(dp) : std::vector<int>{1}) {
           if (!allowed(space.ep, ep)) continue;
-          ParallelSplit split{tp, pp, dp, cp, ep, kValid};
-          split.invalid = split_reasons(model, training, split);
-          splits_.push_back(split);
+          splits_.push_back(
+              {tp, pp, dp, cp, ep, check_split(model, tp, pp, dp, cp, ep, training.global_batch)});
         }
       }
     }

@@ -56,9 +56,12 @@ std::string str(long long v) {
 }
 
 // Every rule once: `fail(flag, describe)` is called for each broken rule; `describe` builds its words only
-// when called, so check() allocates nothing and validate() says everything.
+// when called, so check() and check_split() allocate nothing and validate() says everything.
+
+// The degrees and stages: positive degrees, ZeRO 0..3, a top-k fraction in (0, 1]. True when every degree is
+// positive (the other rules divide by them).
 template <class Fail>
-void walk_rules(const Strategy& st, const ModelSpec& model, const ClusterSpec& cluster, Fail&& fail) {
+bool walk_degree_rules(const Strategy& st, Fail&& fail) {
   bool degrees_ok = true;
   const auto positive = [&](int value, const char* name) {
     if (value > 0) return;
@@ -80,19 +83,19 @@ void walk_rules(const Strategy& st, const ModelSpec& model, const ClusterSpec& c
       !(st.compression.topk_fraction > 0.0 && st.compression.topk_fraction <= 1.0)) {
     fail(kBadDegree, [] { return std::string("top-k compression fraction must be in (0, 1]"); });
   }
-  if (!degrees_ok) return;
+  return degrees_ok;
+}
 
-  const long long product = static_cast<long long>(st.tp) * st.pp * st.dp * st.cp;
-  if (product != cluster.gpus) {
-    fail(kBadProduct, [&] {
-      return "tp*pp*dp*cp = " + str(st.tp) + "*" + str(st.pp) + "*" + str(st.dp) + "*" + str(st.cp) + " = " +
-             str(product) + " is not the cluster's " + str(cluster.gpus) + " GPUs";
-    });
-  }
+// How the model and the batch divide over the degrees (positive): heads and kv_heads over tp, layers over
+// pp·vpp, the batch over dp·micro_batch, seq_len over cp, experts and dp over ep. With vpp = micro_batch = 1
+// these are the split-level rules (check_split()).
+template <class Fail>
+void walk_division_rules(const Strategy& st, const ModelSpec& model, Fail&& fail) {
   if (model.heads % st.tp != 0) {
     fail(kHeadsIndivisible,
          [&] { return "heads (" + str(model.heads) + ") not divisible by tp (" + str(st.tp) + ")"; });
   }
+  // GQA: tp either splits the K/V heads or replicates them (Megatron-LM).
   if (model.kv_heads % st.tp != 0 && st.tp % model.kv_heads != 0) {
     fail(kHeadsIndivisible, [&] {
       return "kv_heads (" + str(model.kv_heads) + ") and tp (" + str(st.tp) + ") do not divide one another";
@@ -134,6 +137,19 @@ void walk_rules(const Strategy& st, const ModelSpec& model, const ClusterSpec& c
            [&] { return "ep (" + str(st.ep) + ") does not divide dp (" + str(st.dp) + ")"; });
     }
   }
+}
+
+template <class Fail>
+void walk_rules(const Strategy& st, const ModelSpec& model, const ClusterSpec& cluster, Fail&& fail) {
+  if (!walk_degree_rules(st, fail)) return;
+  const long long product = static_cast<long long>(st.tp) * st.pp * st.dp * st.cp;
+  if (product != cluster.gpus) {
+    fail(kBadProduct, [&] {
+      return "tp*pp*dp*cp = " + str(st.tp) + "*" + str(st.pp) + "*" + str(st.dp) + "*" + str(st.cp) + " = " +
+             str(product) + " is not the cluster's " + str(cluster.gpus) + " GPUs";
+    });
+  }
+  walk_division_rules(st, model, fail);
   if (!cluster.gpu.supports(st.dtype)) {
     fail(kDtypeUnsupported, [&] {
       return std::string(cluster.gpu.name) + " has no " + std::string(to_string(st.dtype)) + " tensor cores";
@@ -146,6 +162,21 @@ void walk_rules(const Strategy& st, const ModelSpec& model, const ClusterSpec& c
 std::uint32_t check(const Strategy& st, const ModelSpec& model, const ClusterSpec& cluster) noexcept {
   std::uint32_t flags = kValid;
   walk_rules(st, model, cluster, [&](std::uint32_t flag, auto&&) { flags |= flag; });
+  return flags;
+}
+
+std::uint32_t check_split(const ModelSpec& model, int tp, int pp, int dp, int cp, int ep,
+                          int global_batch) noexcept {
+  Strategy st;
+  st.tp = tp;
+  st.pp = pp;
+  st.dp = dp;
+  st.cp = cp;
+  st.ep = ep;
+  st.global_batch = global_batch;
+  std::uint32_t flags = kValid;
+  const auto collect = [&](std::uint32_t flag, auto&&) { flags |= flag; };
+  if (walk_degree_rules(st, collect)) walk_division_rules(st, model, collect);
   return flags;
 }
 

@@ -1,8 +1,10 @@
 #pragma once
-// Memory per GPU of one parallel configuration: weights, gradients, optimizer states, activations.
+// Memory per GPU of one parallel configuration: weights, gradients, optimizer states, activations
+// (Estimator::memory(), defined in memory.cpp).
 
 #include <string_view>
 
+#include "costmodel/spec/hardware.hpp"
 #include "costmodel/units.hpp"
 
 namespace costmodel {
@@ -24,5 +26,17 @@ struct MemoryBreakdown {
   double dense_parameters = 0;  ///< parameters of the most loaded stage held by one GPU, before ZeRO sharding
   double expert_parameters = 0;  ///< of which MoE experts (replicated over dp·cp/ep ranks, not dp·cp)
 };
+
+/// Bytes per parameter of mixed-precision Adam's states: fp32 master weights, momentum and variance
+/// (Rajbhandari et al. 2020, ZeRO §3.1).
+inline constexpr double kOptimizerStateBytes = 12.0;
+
+/// Gradient bytes per parameter, in memory and on the wire before compression: 4 (fp32 main gradients) with
+/// bf16 and fp8, 2 with fp16.
+[[nodiscard]] constexpr double gradient_bytes(Dtype dtype) {
+  // Megatron-LM keeps fp32 main gradients with bf16 (it forces accumulate_allreduce_grads_in_fp32), fp16
+  // gradients with fp16 (ZeRO's 2 + 2 + 12 bytes).
+  return dtype == Dtype::kFp16 ? 2.0 : 4.0;
+}
 
 }  // namespace costmodel

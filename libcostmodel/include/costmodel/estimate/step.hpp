@@ -1,12 +1,14 @@
 #pragma once
 // The step-time model: one parallel configuration of a model on a cluster -> step time with its breakdown,
-// memory per GPU, MFU, tokens/s and, given a token budget, days and dollars to train.
+// memory per GPU, MFU, tokens/s and, given a token budget, days and dollars to train. Orchestration only:
+// each term has its own header (compute, tensor, context, expert, pipeline, data, memory).
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "costmodel/estimate/inputs.hpp"
 #include "costmodel/estimate/memory.hpp"
 #include "costmodel/network/collective.hpp"
 #include "costmodel/network/topology.hpp"
@@ -17,17 +19,6 @@
 #include "costmodel/units.hpp"
 
 namespace costmodel {
-
-/// Choices of the model that are not part of the parallel strategy.
-struct EstimateOptions {
-  std::optional<double> tokens;               ///< training tokens (a count), for days and cost
-  Algorithm dp_algorithm = Algorithm::kAuto;  ///< the DP gradient exchange's algorithm
-  Algorithm tp_algorithm = Algorithm::kAuto;  ///< the tensor-parallel collectives' algorithm
-  /// Fused (flash) attention: never materialises the s x s scores and, with a causal mask, skips the masked
-  /// half (Dao et al. 2022). Standard attention writes scores, softmax and dropout to HBM and computes all of
-  /// it.
-  bool flash_attention = true;
-};
 
 /// The estimator's options that a TrainingSpec sets: tokens, the DP and TP algorithms, flash attention.
 [[nodiscard]] EstimateOptions estimate_options(const TrainingSpec& training);
@@ -73,17 +64,6 @@ struct StepEstimate {
   [[nodiscard]] bool valid() const { return invalid == kValid; }
 };
 
-/// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only), computed once per
-/// split so that every inner knob (micro-batch, recompute, ZeRO, ...) is evaluated from plain numbers.
-struct SplitPaths {
-  LinkPath tp;         ///< tp ranks, stride 1
-  LinkPath cp;         ///< cp ranks, stride tp
-  LinkPath ep;         ///< ep ranks, stride tp·cp
-  LinkPath pp;         ///< neighbouring stages: 2 ranks, stride tp·cp·dp
-  LinkPath dp;         ///< the gradient group: dp·cp ranks (CP ranks hold the same weights), stride tp
-  LinkPath expert_dp;  ///< MoE experts' gradient group: dp·cp/ep ranks, stride tp·ep
-};
-
 /// The model and cluster prepared once (parameter counts, FLOPs, fabric sizing) so that each
 /// configuration is evaluated from plain numbers, without allocation. Safe to share across threads.
 class Estimator {
@@ -121,14 +101,7 @@ class Estimator {
   ClusterSpec cluster_;
   EstimateOptions options_;
   Topology topology_;
-  // Per-model terms, precomputed.
-  double params_total_ = 0;
-  double params_per_layer_ = 0;       // attention + norms + dense MLP (or MoE experts' share) per layer
-  double params_embedding_ = 0;       // input embedding (+ positions)
-  double params_output_ = 0;          // untied output layer
-  double model_flops_per_token_ = 0;  // forward + backward, full attention (MFU convention)
-  double recompute_flops_full_ = 0;   // per token
-  double recompute_flops_selective_ = 0;
+  ModelTerms terms_;  // per-model numbers, precomputed
 };
 
 /// Convenience: Estimator(model, cluster, options).evaluate(strategy).

@@ -77,6 +77,13 @@ enum InvalidReason : std::uint32_t {
 [[nodiscard]] std::uint32_t check(const Strategy& strategy, const ModelSpec& model,
                                   const ClusterSpec& cluster) noexcept;
 
+/// InvalidReason flags of a split alone, with vpp = micro_batch = 1 (kValid when none): a degree below 1,
+/// heads and kv_heads vs tp, layers vs pp, global_batch vs dp, seq_len vs cp, ep vs experts and dp. The same
+/// rules as check(), which refines layers to pp·vpp and the batch to dp·micro_batch and adds the GPU count
+/// and dtype: a split that fails here fails for every value of the inner knobs. Allocates nothing.
+[[nodiscard]] std::uint32_t check_split(const ModelSpec& model, int tp, int pp, int dp, int cp, int ep,
+                                        int global_batch) noexcept;
+
 /// Every reason `strategy` cannot run `model` on `cluster` (empty when it can): product of the degrees vs
 /// GPUs, heads divisible by tp, layers by pp*vpp, global batch by dp*micro_batch, ep dividing dp and experts,
 /// ...

@@ -1,0 +1,93 @@
+#pragma once
+// What every step-time term reads: the model's numbers prepared once, the split's communicator paths, and one
+// configuration's plain numbers (StepInputs), so that each term is a pure function of plain data.
+
+#include <optional>
+
+#include "costmodel/network/collective.hpp"
+#include "costmodel/network/topology.hpp"
+#include "costmodel/spec/hardware.hpp"
+#include "costmodel/spec/model.hpp"
+#include "costmodel/spec/strategy.hpp"
+
+namespace costmodel {
+
+/// Choices of the model that are not part of the parallel strategy.
+struct EstimateOptions {
+  std::optional<double> tokens;               ///< training tokens (a count), for days and cost
+  Algorithm dp_algorithm = Algorithm::kAuto;  ///< the DP gradient exchange's algorithm
+  Algorithm tp_algorithm = Algorithm::kAuto;  ///< the tensor-parallel collectives' algorithm
+  /// Fused (flash) attention: never materialises the s x s scores and, with a causal mask, skips the masked
+  /// half (Dao et al. 2022). Standard attention writes scores, softmax and dropout to HBM and computes all of
+  /// it.
+  bool flash_attention = true;
+};
+
+/// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only), computed once per
+/// split so that every inner knob (micro-batch, recompute, ZeRO, ...) is evaluated from plain numbers.
+struct SplitPaths {
+  LinkPath tp;         ///< tp ranks, stride 1
+  LinkPath cp;         ///< cp ranks, stride tp
+  LinkPath ep;         ///< ep ranks, stride tp·cp
+  LinkPath pp;         ///< neighbouring stages: 2 ranks, stride tp·cp·dp
+  LinkPath dp;         ///< the gradient group: dp·cp ranks (CP ranks hold the same weights), stride tp
+  LinkPath expert_dp;  ///< MoE experts' gradient group: dp·cp/ep ranks, stride tp·ep
+};
+
+/// Per-model numbers prepared once (Estimator's constructor): sizes as doubles, parameter counts of
+/// count_parameters(), FLOPs of flops_per_token().
+struct ModelTerms {
+  double hidden = 0;                   ///< h
+  double q_dim = 0;                    ///< heads · head_dim
+  double kv_dim = 0;                   ///< kv_heads · head_dim
+  double ffn_hidden = 0;               ///< f
+  double vocab = 0;                    ///< V
+  double seq_len = 0;                  ///< s, the whole sequence
+  double moe_share = 0;                ///< fraction of layers that are MoE layers (0 for a dense model)
+  double params_total = 0;             ///< every parameter, embeddings included
+  double params_per_layer = 0;         ///< attention + norms + dense MLP (or MoE experts' share) per layer
+  double expert_params_per_layer = 0;  ///< of which MoE experts, averaged over the layers
+  double params_embedding = 0;         ///< input embedding (+ learned positions)
+  double params_output = 0;  ///< untied output layer (a tied one: Megatron-LM's copy on the last stage)
+  double model_flops_per_token = 0;      ///< forward + backward, full attention (MFU convention)
+  double recompute_flops_full = 0;       ///< recomputed FLOPs per token under full recompute
+  double recompute_flops_selective = 0;  ///< recomputed FLOPs per token under selective recompute
+};
+
+/// The ModelTerms of `model`.
+[[nodiscard]] ModelTerms model_terms(const ModelSpec& model);
+
+/// Bytes per element of the activations exchanged between GPUs: bf16/fp16 (fp8 GEMMs still exchange bf16
+/// activations).
+inline constexpr double kActivationBytes = 2.0;
+
+/// One configuration's numbers, read by every term: plain doubles (SI or counts) beside the specs they come
+/// from. Holds references: it lives no longer than one evaluation.
+struct StepInputs {
+  const ModelSpec& model;          ///< the model estimated
+  const GpuSpec& gpu;              ///< the cluster's GPU
+  const EstimateOptions& options;  ///< the estimator's options
+  const Strategy& strategy;        ///< the configuration, valid (check() == kValid)
+  const SplitPaths& paths;         ///< its split's communicators
+  double hidden = 0;               ///< h
+  double q_dim = 0;                ///< heads · head_dim
+  double kv_dim = 0;               ///< kv_heads · head_dim
+  double ffn_hidden = 0;           ///< f
+  double vocab = 0;                ///< V
+  double seq_len = 0;              ///< s, the whole sequence
+  double tp = 1;                   ///< t
+  double pp = 1;                   ///< p
+  double vpp = 1;                  ///< v
+  double micro_batches = 1;        ///< m, per pipeline per step
+  double tokens = 0;               ///< T: tokens of one micro-batch on one GPU, micro_batch · s / cp
+  bool sequence_parallel = false;  ///< TP as reduce-scatter + all-gather (only when tp > 1)
+  double layers_per_stage = 0;     ///< layers / p
+  double moe_share = 0;            ///< fraction of layers that are MoE layers (0 for a dense model)
+};
+
+/// The StepInputs of `strategy` (already valid) on its split's `paths`; `terms` is model_terms(model).
+[[nodiscard]] StepInputs step_inputs(const ModelSpec& model, const ModelTerms& terms, const GpuSpec& gpu,
+                                     const EstimateOptions& options, const Strategy& strategy,
+                                     const SplitPaths& paths) noexcept;
+
+}  // namespace costmodel
