@@ -38,13 +38,13 @@ std::string dump(const std::vector<StepEstimate>& estimates) {
 }
 
 TEST_CASE("dominance over (time, cost, switches)") {
-  const Score a{1.0, 10.0, 5};
-  CHECK(dominates(a, Score{2.0, 10.0, 5}));
-  CHECK(dominates(a, Score{1.0, 11.0, 5}));
-  CHECK(dominates(a, Score{1.0, 10.0, 6}));
-  CHECK_FALSE(dominates(a, a));                    // equal: neither dominates
-  CHECK_FALSE(dominates(a, Score{0.5, 20.0, 5}));  // a trade-off
-  CHECK_FALSE(dominates(Score{2.0, 10.0, 5}, a));
+  const Score a{Seconds(1.0), Usd(10.0), 5};
+  CHECK(dominates(a, Score{Seconds(2.0), Usd(10.0), 5}));
+  CHECK(dominates(a, Score{Seconds(1.0), Usd(11.0), 5}));
+  CHECK(dominates(a, Score{Seconds(1.0), Usd(10.0), 6}));
+  CHECK_FALSE(dominates(a, a));                                  // equal: neither dominates
+  CHECK_FALSE(dominates(a, Score{Seconds(0.5), Usd(20.0), 5}));  // a trade-off
+  CHECK_FALSE(dominates(Score{Seconds(2.0), Usd(10.0), 5}, a));
 }
 
 TEST_CASE("ranking: objective first, then the other two, then the configuration") {
@@ -52,13 +52,14 @@ TEST_CASE("ranking: objective first, then the other two, then the configuration"
   StepEstimate y;
   x.strategy.tp = 2;
   y.strategy.tp = 4;
-  const Score fast{1.0, 20.0, 9};
-  const Score cheap{2.0, 10.0, 9};
+  const Score fast{Seconds(1.0), Usd(20.0), 9};
+  const Score cheap{Seconds(2.0), Usd(10.0), 9};
   CHECK(ranks_before(fast, x, cheap, y, Objective::kTime));
   CHECK(ranks_before(cheap, y, fast, x, Objective::kCost));
   // switches tie: time breaks it, then cost
   CHECK(ranks_before(fast, y, cheap, x, Objective::kSwitches));
-  CHECK(ranks_before(Score{1.0, 5.0, 9}, y, Score{1.0, 6.0, 9}, x, Objective::kSwitches));
+  CHECK(ranks_before(Score{Seconds(1.0), Usd(5.0), 9}, y, Score{Seconds(1.0), Usd(6.0), 9}, x,
+                     Objective::kSwitches));
   // a full tie falls to the configuration: tp 2 before tp 4, whatever the argument order
   CHECK(ranks_before(fast, x, fast, y, Objective::kTime));
   CHECK_FALSE(ranks_before(fast, y, fast, x, Objective::kTime));
@@ -76,11 +77,11 @@ TEST_CASE("score: cost per step without tokens, training cost with them") {
   e.step_time = Seconds(3.0);
   e.switches = 7;
   const Score s = score(e, UsdPerSecond(0.001));
-  CHECK(s.step_time_s == 3.0);
-  CHECK(s.cost_usd == doctest::Approx(8 * 3.0 * 0.001));
+  CHECK(s.step_time.value == 3.0);
+  CHECK(s.cost.value == doctest::Approx(8 * 3.0 * 0.001));
   CHECK(s.switches == 7);
-  e.cost = Usd(1234.0);
-  CHECK(score(e, UsdPerSecond(0.001)).cost_usd == 1234.0);
+  e.rental_cost = Usd(1234.0);
+  CHECK(score(e, UsdPerSecond(0.001)).cost.value == 1234.0);
 }
 
 TEST_CASE("objective names round-trip") {
@@ -139,7 +140,7 @@ TEST_CASE("the Pareto front is exactly the non-dominated feasible set") {
       {TopologyKind::kFatTree, 1.0}, {TopologyKind::kFatTree, 4.0}, {TopologyKind::kRailOnly, {}}};
   const PlanResult result = plan(request);
   REQUIRE(!result.pareto.empty());
-  const UsdPerSecond price = request.cluster.gpu.hourly_price;
+  const UsdPerSecond price = request.cluster.gpu.rental_price;
   std::vector<Score> front;
   for (const auto& e : result.pareto) front.push_back(score(e, price));
   for (size_t i = 0; i < front.size(); ++i) {
@@ -160,7 +161,7 @@ TEST_CASE("the Pareto front is exactly the non-dominated feasible set") {
         const Score sc = score(e, price);
         const bool covered = std::any_of(front.begin(), front.end(), [&](const Score& f) {
           return dominates(f, sc) ||
-                 (f.step_time_s == sc.step_time_s && f.cost_usd == sc.cost_usd && f.switches == sc.switches);
+                 (f.step_time == sc.step_time && f.cost == sc.cost && f.switches == sc.switches);
         });
         CHECK(covered);
       });
@@ -199,9 +200,9 @@ TEST_CASE("rank by cost and by switches") {
   }
   request.objective = Objective::kCost;
   const PlanResult by_cost = plan(request);
-  const UsdPerSecond price = request.cluster.gpu.hourly_price;
+  const UsdPerSecond price = request.cluster.gpu.rental_price;
   for (size_t i = 1; i < by_cost.top.size(); ++i) {
-    CHECK(score(by_cost.top[i - 1], price).cost_usd <= score(by_cost.top[i], price).cost_usd);
+    CHECK(score(by_cost.top[i - 1], price).cost <= score(by_cost.top[i], price).cost);
   }
 }
 
@@ -255,20 +256,20 @@ TEST_CASE("deadline: the cheapest GPU count that trains the tokens in time") {
   PlanRequest request = small_request();
   request.options.tokens = 2e9;
   request.objective = Objective::kCost;
-  request.deadline = DeadlineSearch{1.0, 8, 64};
+  request.deadline = DeadlineSearch{Seconds(kSecondsPerDay), 8, 64};
   const PlanResult result = plan(request);
   REQUIRE(!result.top.empty());
-  const double best_cost = result.top.front().cost->value;
+  const double best_cost = result.top.front().rental_cost->value;
   for (const auto& e : result.top) {
-    REQUIRE(e.training_days);
-    CHECK(*e.training_days <= 1.0);
-    CHECK(e.cost->value >= best_cost);
+    REQUIRE(e.training_time);
+    CHECK(e.training_time->value <= kSecondsPerDay);
+    CHECK(e.rental_cost->value >= best_cost);
     const int gpus = e.strategy.tp * e.strategy.pp * e.strategy.dp * e.strategy.cp;
     CHECK(gpus % 8 == 0);
     CHECK(gpus >= 8);
     CHECK(gpus <= 64);
   }
-  request.deadline->days = 1e-6;  // impossible
+  request.deadline->time = Seconds(0.1);  // impossible
   const PlanResult late = plan(request);
   CHECK(late.feasible == 0);
   CHECK(late.rejected[kRejectedDeadline] > 0);
@@ -281,7 +282,7 @@ TEST_CASE("bad requests are errors") {
   request.top_k = 0;
   CHECK_THROWS_AS((void)plan(request), Error);
   request = small_request();
-  request.deadline = DeadlineSearch{1.0, 8, 64};  // no tokens
+  request.deadline = DeadlineSearch{Seconds(kSecondsPerDay), 8, 64};  // no tokens
   CHECK_THROWS_AS((void)plan(request), Error);
 }
 

@@ -25,8 +25,8 @@ bool finite_non_negative(const StepEstimate& e) {
   const auto& b = e.breakdown;
   const double values[] = {e.step_time.value,
                            e.tokens_per_s,
-                           e.model_tflops_per_gpu,
-                           e.hardware_tflops_per_gpu,
+                           e.model_flops_per_gpu.value / 1e12,
+                           e.hardware_flops_per_gpu.value / 1e12,
                            e.mfu,
                            e.hfu,
                            b.compute.value,
@@ -39,7 +39,7 @@ bool finite_non_negative(const StepEstimate& e) {
                            b.dp_comm_exposed.value,
                            b.optimizer.value,
                            e.memory.total.value,
-                           e.network_cost.value,
+                           e.network_capex.value,
                            e.power.value};
   for (double v : values) {
     if (!std::isfinite(v) || v < 0) return false;

@@ -50,8 +50,8 @@ const StepEstimate& best(const Ran& ran, const std::vector<std::string>& want) {
 }
 
 double days(const StepEstimate& e) {
-  REQUIRE(e.training_days.has_value());
-  return *e.training_days;
+  REQUIRE(e.training_time.has_value());
+  return e.training_time->value / kSecondsPerDay;
 }
 
 std::string error_of(const std::string& yaml) {
@@ -79,10 +79,11 @@ TEST_CASE("example 1: GPT-3 175B on 1,024 A100") {
   // Narayanan et al. 2021 §5.1: 300B tokens take ~34 days at 140 TFLOP/s per GPU with full recomputation
   // (8·T·P / (n·X) = 8 · 300e9 · 175e9 / (1024 · 140e12) s = 33.9 days). Their split, ±10%:
   CHECK(days(megatron) == doctest::Approx(34.0).epsilon(0.10));
-  CHECK(megatron.hardware_tflops_per_gpu == doctest::Approx(140.0).epsilon(0.10));
+  CHECK(megatron.hardware_flops_per_gpu.value / 1e12 == doctest::Approx(140.0).epsilon(0.10));
   // ... and our days agree with their formula applied to our own TFLOP/s (attention FLOPs are the rest).
   CHECK(days(megatron) ==
-        doctest::Approx(8 * 300e9 * 175e9 / (1024 * megatron.hardware_tflops_per_gpu * 1e12) / 86400)
+        doctest::Approx(8 * 300e9 * 175e9 / (1024 * megatron.hardware_flops_per_gpu.value / 1e12 * 1e12) /
+                        86400)
             .epsilon(0.05));
   CHECK(megatron.strategy.tp * megatron.strategy.pp * megatron.strategy.dp == 1024);
 
@@ -152,7 +153,7 @@ TEST_CASE(
   const StepEstimate& x800 = best(ran, {"gpt3-175b", "1024", "ib-xdr-800g"});
   const StepEstimate& x1600 = best(ran, {"gpt3-175b", "1024", "eth-1.6t"});
   CHECK(x800.step_time.value / x1600.step_time.value < 1.02);
-  CHECK(x1600.network_cost.value > 1.4 * x800.network_cost.value);
+  CHECK(x1600.network_capex.value > 1.4 * x800.network_capex.value);
   // ...while at 4K GPUs Llama-3 405B gains > 1.3x from 400G to 1.6T (communication bound).
   CHECK(best(ran, {"llama3-405b", "4096", "ib-ndr-400g"}).step_time.value /
             best(ran, {"llama3-405b", "4096", "eth-1.6t"}).step_time.value >
@@ -160,10 +161,10 @@ TEST_CASE(
   // Days follow from the model FLOP rate (Narayanan et al. 2021 eq. 4 with model FLOPs): 300B tokens of GPT-3
   // 175B at F model FLOPs per token take 300e9 · F / (n · MFU · peak) seconds; F from the estimate itself.
   const StepEstimate& ndr = best(ran, {"gpt3-175b", "1024", "ib-ndr-400g"});
-  const double model_flops_per_s = ndr.model_tflops_per_gpu * 1e12 * 1024;
+  const double model_flops_per_s = ndr.model_flops_per_gpu.value / 1e12 * 1e12 * 1024;
   const double flops_per_token = model_flops_per_s / ndr.tokens_per_s;
   CHECK(days(ndr) == doctest::Approx(300e9 * flops_per_token / model_flops_per_s / 86400).epsilon(1e-6));
-  CHECK(ndr.mfu == doctest::Approx(ndr.model_tflops_per_gpu / 989.4).epsilon(0.01));
+  CHECK(ndr.mfu == doctest::Approx(ndr.model_flops_per_gpu.value / 1e12 / 989.4).epsilon(0.01));
 }
 
 TEST_CASE("example 3: fabric choice — switches, optics and what rail-only costs") {
@@ -289,7 +290,7 @@ TEST_CASE("example 6: optics power — the CPO saving is the per-transceiver del
   CHECK(pluggable.network_power.value - cpo.network_power.value == doctest::Approx(1.2e6).epsilon(0.01));
   // CPO keeps the line rate: the same step.
   CHECK(cpo.best.front().step_time.value == doctest::Approx(pluggable.best.front().step_time.value));
-  CHECK(cpo.best.front().network_cost.value < pluggable.best.front().network_cost.value);
+  CHECK(cpo.best.front().network_capex.value < pluggable.best.front().network_capex.value);
 }
 
 TEST_CASE("every example loads, runs in well under a second of planning each, and charts its series") {

@@ -48,16 +48,17 @@ TEST_CASE("GPT-3 175B on 1,024 A100: about 34 days at about 140 TFLOP/s (Narayan
       estimate(catalog().model("gpt3-175b"), cluster("a100-80gb", 1024, "ib-hdr-200g"), s, options);
   REQUIRE(e.valid());
   CHECK(e.fits_memory);
-  CHECK(e.hardware_tflops_per_gpu == doctest::Approx(140.0).epsilon(0.10));
-  REQUIRE(e.training_days.has_value());
-  CHECK(*e.training_days == doctest::Approx(34.0).epsilon(0.10));
+  CHECK(e.hardware_flops_per_gpu.value / 1e12 == doctest::Approx(140.0).epsilon(0.10));
+  REQUIRE(e.training_time.has_value());
+  const double days = e.training_time->value / kSecondsPerDay;
+  CHECK(days == doctest::Approx(34.0).epsilon(0.10));
   // Cost: GPU-hours x the catalog's hourly price.
-  CHECK(e.cost->value ==
-        doctest::Approx(*e.training_days * 24 * 1024 * catalog().gpu("a100-80gb").hourly_price.value * 3600)
-            .epsilon(1e-9));
-  // Energy: (GPUs at TDP + fabric) x training time, in kWh (1 kWh = 3.6e6 J).
-  REQUIRE(e.energy_kwh.has_value());
-  CHECK(*e.energy_kwh == doctest::Approx(e.power.value * *e.training_days * 86400 / 3.6e6));
+  CHECK(
+      e.rental_cost->value ==
+      doctest::Approx(days * 24 * 1024 * catalog().gpu("a100-80gb").rental_price.value * 3600).epsilon(1e-9));
+  // Energy: (GPUs at TDP + fabric) x training time (1 kWh = 3.6e6 J).
+  REQUIRE(e.energy.has_value());
+  CHECK(e.energy->value / 3.6e6 == doctest::Approx(e.power.value * days * 86400 / 3.6e6));
 }
 
 TEST_CASE("FLOP conventions: full recompute counts one more forward of the layers (Megatron-LM eq. 3)") {
@@ -65,11 +66,11 @@ TEST_CASE("FLOP conventions: full recompute counts one more forward of the layer
                                   split(8, 8, 16, 1536));
   // 96·(1 + s/6h + V/16lh) / 72·(1 + s/6h + V/12lh) for GPT-3: s/6h = 0.02778, V/12lh = 0.003617.
   const double ratio = 96.0 * (1 + 0.0277778 + 0.0036169 * 12 / 16) / (72.0 * (1 + 0.0277778 + 0.0036169));
-  CHECK(e.hardware_tflops_per_gpu / e.model_tflops_per_gpu == doctest::Approx(ratio).epsilon(1e-5));
-  CHECK(e.mfu == doctest::Approx(e.model_tflops_per_gpu / 312.0));
+  CHECK(e.hardware_flops_per_gpu / e.model_flops_per_gpu == doctest::Approx(ratio).epsilon(1e-5));
+  CHECK(e.mfu == doctest::Approx(e.model_flops_per_gpu.value / 1e12 / 312.0));
   // model TFLOP/s = 72·B·s·l·h²(1 + s/6h + V/12lh) / step / GPUs
   const double flops = megatron_flops_per_iteration(catalog().model("gpt3-175b"), 1536, 2048, false);
-  CHECK(e.model_tflops_per_gpu == doctest::Approx(flops / e.step_time.value / 1024 / 1e12));
+  CHECK(e.model_flops_per_gpu.value / 1e12 == doctest::Approx(flops / e.step_time.value / 1024 / 1e12));
 }
 
 TEST_CASE("GPT-3 175B at TP8 PP1 without recompute does not fit in 80 GB, and the report says why") {
@@ -80,7 +81,7 @@ TEST_CASE("GPT-3 175B at TP8 PP1 without recompute does not fit in 80 GB, and th
   const StepEstimate e = estimate(m, c, split(8, 1, 128, 1536, Recompute::kNone));
   REQUIRE(e.valid());
   CHECK_FALSE(e.fits_memory);
-  CHECK(e.memory.overflow == "optimizer");
+  CHECK(e.memory.overflow == MemoryTerm::kOptimizer);
   CHECK(e.memory.optimizer.value == doctest::Approx(count_parameters(m).total / 8 * 12).epsilon(0.01));
   const auto reasons = explain(e, m, c);
   REQUIRE(reasons.size() == 1);

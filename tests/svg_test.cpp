@@ -105,13 +105,13 @@ TEST_CASE("the Pareto chart: one series per fabric, marker area grows with the s
   StepEstimate fast;
   fast.strategy.tp = 8;
   fast.step_time = Seconds(1.0);
-  fast.cost = Usd(2e6);
+  fast.rental_cost = Usd(2e6);
   fast.switches = 300;
   fast.topology = TopologyKind::kFatTree;
   StepEstimate cheap = fast;
   cheap.strategy.tp = 4;
   cheap.step_time = Seconds(1.2);
-  cheap.cost = Usd(1.5e6);
+  cheap.rental_cost = Usd(1.5e6);
   cheap.switches = 0;
   cheap.topology = TopologyKind::kTorus3D;
   result.pareto = {fast, cheap};

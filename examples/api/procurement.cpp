@@ -115,8 +115,8 @@ std::optional<Offer> cheapest_offer(const Fabric& fabric, const costmodel::Model
     } catch (const costmodel::Error&) {
       continue;  // this fabric cannot be built at this size (e.g. beyond its radix)
     }
-    if (best && best->training_days && *best->training_days <= days) {
-      return Offer{fabric, cluster, *best, costmodel::Usd(gpu_quote * gpus), best->network_cost};
+    if (best && best->training_time && best->training_time->value <= days * costmodel::kSecondsPerDay) {
+      return Offer{fabric, cluster, *best, costmodel::Usd(gpu_quote * gpus), best->network_capex};
     }
   }
   return std::nullopt;
@@ -152,14 +152,14 @@ int run(int argc, char** argv) {
   costmodel::Table table;
   table.title = model.name + ", " + costmodel::format_number(tokens / 1e12, 3) + "T tokens within " +
                 costmodel::format_number(days, 3) + " days on " + base.gpu.name + " + " + base.link.name;
-  table.columns = {{"fabric", "fabric", "", 4},
-                   {"gpus", "GPUs", "", 4},
-                   {"split", "split", "", 4},
-                   {"days", "days", "", 3},
-                   {"switches", "switches", "", 4},
-                   {"gpu_capex_usd", "GPU capex", "USD", 4},
-                   {"network_capex_usd", "network capex", "USD", 4},
-                   {"total_usd", "total", "USD", 4}};
+  table.columns = {{"fabric", "fabric", "", 1.0, 4},
+                   {"gpus", "GPUs", "", 1.0, 4},
+                   {"split", "split", "", 1.0, 4},
+                   {"days", "days", "", 1.0, 3},
+                   {"switches", "switches", "", 1.0, 4},
+                   {"gpu_capex_usd", "GPU capex", "USD", 1.0, 4},
+                   {"network_capex_usd", "network capex", "USD", 1.0, 4},
+                   {"total_usd", "total", "USD", 1.0, 4}};
   for (const auto& fabric : kFabrics) {
     const auto offer = cheapest_offer(fabric, model, base, tokens, days, gpu_quote);
     if (!offer) {
@@ -169,8 +169,8 @@ int run(int argc, char** argv) {
       continue;
     }
     table.rows.push_back({fabric.name, offer->cluster.gpus, split_of(offer->plan.strategy),
-                          *offer->plan.training_days, offer->plan.switches, offer->gpu_capex.value,
-                          offer->network_capex.value, offer->total().value});
+                          offer->plan.training_time->value / costmodel::kSecondsPerDay, offer->plan.switches,
+                          offer->gpu_capex.value, offer->network_capex.value, offer->total().value});
     offers.push_back(*offer);
   }
   table.notes.push_back("GPU quote $" + costmodel::format_number(gpu_quote, 6) + ", switch quote $" +
@@ -198,7 +198,7 @@ int run(int argc, char** argv) {
   const costmodel::Inventory& inv = topology.inventory;
   costmodel::Table inventory;
   inventory.title = "fabric inventory: " + best->fabric.name + ", " + std::to_string(inv.tiers) + " tier(s)";
-  inventory.columns = {{"item", "item", "", 4}, {"count", "count", "", 6}};
+  inventory.columns = {{"item", "item", "", 1.0, 4}, {"count", "count", "", 1.0, 6}};
   for (int t = 0; t < inv.tiers; ++t) {
     inventory.rows.push_back({std::string(inv.tier_names[t]) + " switches", inv.switches_per_tier[t]});
   }

@@ -81,6 +81,13 @@ std::vector<BaseUnit> base_units(Dimension dimension) {
       return {{"USD/hr", 1 / kSecondsPerHour, true, false},
               {"USD/h", 1 / kSecondsPerHour, true, false},
               {"USD/s", 1, true, false}};
+    case Dimension::kJoules:
+      return {{"Wh", kSecondsPerHour, true, false}, {"J", 1, true, false}};
+    case Dimension::kUsdPerJoule:
+      return {{"USD/kWh", 1 / kJoulesPerKwh, false, false},
+              {"USD/MWh", 1 / (1000 * kJoulesPerKwh), false, false},
+              {"USD/Wh", 1 / kSecondsPerHour, false, false},
+              {"USD/J", 1, false, false}};
   }
   return {};
 }
@@ -104,6 +111,10 @@ std::vector<std::string> common_units(Dimension dimension) {
       return {"USD", "kUSD", "MUSD"};
     case Dimension::kUsdPerSecond:
       return {"USD/h", "USD/hr", "USD/s"};
+    case Dimension::kJoules:
+      return {"J", "kJ", "MJ", "Wh", "kWh", "MWh", "GWh"};
+    case Dimension::kUsdPerJoule:
+      return {"USD/kWh", "USD/MWh"};
   }
   return {};
 }
@@ -165,6 +176,10 @@ std::string_view dimension_example(Dimension dimension) {
       return "a price such as $25000 or 25000USD";
     case Dimension::kUsdPerSecond:
       return "a price rate such as 2.5USD/h";
+    case Dimension::kJoules:
+      return "an energy such as 1.5MWh or 3.6MJ";
+    case Dimension::kUsdPerJoule:
+      return "an energy price such as 0.08USD/kWh";
   }
   return "a value with a unit";
 }
@@ -226,7 +241,8 @@ double parse_quantity(std::string_view text, Dimension dimension) {
   // "$25000", "$25k", "$2.5/h": the dollar sign stands for the USD base unit.
   bool dollar = false;
   if (t.front() == '$') {
-    if (dimension != Dimension::kUsd && dimension != Dimension::kUsdPerSecond) {
+    if (dimension != Dimension::kUsd && dimension != Dimension::kUsdPerSecond &&
+        dimension != Dimension::kUsdPerJoule) {
       fail(text, dimension, "a price where another quantity is required");
     }
     dollar = true;
@@ -258,6 +274,9 @@ double parse_quantity(std::string_view text, Dimension dimension) {
     unit = multiplier + "USD" + unit;
   }
   if (unit.empty()) fail(text, dimension, "missing unit");
+  if (dimension == Dimension::kUsdPerJoule && unit.find('/') == std::string::npos) {
+    fail(text, dimension, "missing '/kWh' (a price per energy)");
+  }
   if (dimension == Dimension::kUsdPerSecond && unit.find('/') == std::string::npos) {
     fail(text, dimension, "missing '/h' (a rate per hour)");
   }
@@ -270,6 +289,14 @@ double parse_quantity(std::string_view text, Dimension dimension) {
   }
   if (!std::isfinite(*si)) fail(text, dimension, "value out of range");
   return *si;
+}
+
+Joules parse_energy(std::string_view text) {
+  return Joules(parse_quantity(text, Dimension::kJoules));
+}
+
+UsdPerJoule parse_energy_price(std::string_view text) {
+  return UsdPerJoule(parse_quantity(text, Dimension::kUsdPerJoule));
 }
 
 Bytes parse_bytes(std::string_view text) {
@@ -355,6 +382,14 @@ std::string format_quantity(double si_value, Dimension dimension) {
         if (i > start && (digits.size() - i) % 3 == 0) out.push_back(',');
         out.push_back(digits[i]);
       }
+      return out;
+    }
+    case Dimension::kJoules:
+      return with_prefix(si_value / kSecondsPerHour, "Wh", false);
+    case Dimension::kUsdPerJoule: {
+      std::string out = "$";  // appended: see kUsdPerSecond
+      out += number_text(si_value * kJoulesPerKwh);
+      out += "/kWh";
       return out;
     }
     case Dimension::kUsdPerSecond: {

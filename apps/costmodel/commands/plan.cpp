@@ -95,7 +95,8 @@ PlanRequest read_request(po::variables_map values, const Context& context) {
   if (range && !deadline) throw usage_error(context, "--gpus-range", "only applies with --deadline-days");
   if (deadline) {
     if (!request.options.tokens) throw usage_error(context, "--deadline-days", "needs --tokens");
-    DeadlineSearch search{*deadline, request.cluster.gpus_per_node, request.cluster.gpus};
+    DeadlineSearch search{Seconds(*deadline * kSecondsPerDay), request.cluster.gpus_per_node,
+                          request.cluster.gpus};
     if (range) std::tie(search.min_gpus, search.max_gpus) = parse_range(*range, context);
     request.deadline = search;
     request.objective = Objective::kCost;
@@ -140,7 +141,7 @@ int run_plan(const std::vector<std::string>& args, const Context& context) {
                                              request.model.name + " on " +
                                                  std::to_string(request.cluster.gpus) + " x " +
                                                  request.cluster.gpu.name + ": Pareto front",
-                                             request.cluster.gpu.hourly_price));
+                                             request.cluster.gpu.rental_price));
     sink.commit();
   }
   OutputSink sink(output, context);

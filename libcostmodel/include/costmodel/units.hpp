@@ -17,6 +17,8 @@ enum class Dimension {
   kWatts,           ///< W
   kUsd,             ///< US dollars
   kUsdPerSecond,    ///< US dollars per second (catalogs write USD/h)
+  kJoules,          ///< J (energy; people write kWh)
+  kUsdPerJoule,     ///< US dollars per joule (electricity prices are written USD/kWh)
 };
 
 /// A value in the SI unit of dimension D. Arithmetic keeps the dimension; the raw number is `value`.
@@ -64,6 +66,8 @@ using FlopsPerSecond = Quantity<Dimension::kFlopsPerSecond>;  ///< FLOP/s
 using Watts = Quantity<Dimension::kWatts>;                    ///< W
 using Usd = Quantity<Dimension::kUsd>;                        ///< USD
 using UsdPerSecond = Quantity<Dimension::kUsdPerSecond>;      ///< USD/s
+using Joules = Quantity<Dimension::kJoules>;                  ///< J
+using UsdPerJoule = Quantity<Dimension::kUsdPerJoule>;        ///< USD/J
 
 /// Transfer time, compute time, volume and cost from their rates, in SI units.
 constexpr Seconds operator/(Bytes n, BytesPerSecond bw) {
@@ -81,10 +85,17 @@ constexpr Flops operator*(FlopsPerSecond rate, Seconds t) {
 constexpr Usd operator*(UsdPerSecond rate, Seconds t) {
   return Usd(rate.value * t.value);
 }
+constexpr Joules operator*(Watts power, Seconds t) {
+  return Joules(power.value * t.value);
+}
+constexpr Usd operator*(UsdPerJoule price, Joules energy) {
+  return Usd(price.value * energy.value);
+}
 
 inline constexpr double kSecondsPerHour = 3600.0;  ///< s/h
 inline constexpr double kSecondsPerDay = 86400.0;  ///< s/day
 inline constexpr double kBitsPerByte = 8.0;        ///< bit/B
+inline constexpr double kJoulesPerKwh = 3.6e6;     ///< J/kWh
 
 /// What a value of this dimension looks like, for error messages: "a size such as 80GiB or 80GB".
 [[nodiscard]] std::string_view dimension_example(Dimension dimension);
@@ -106,6 +117,8 @@ inline constexpr double kBitsPerByte = 8.0;        ///< bit/B
 [[nodiscard]] Watts parse_watts(std::string_view text);
 [[nodiscard]] Usd parse_usd(std::string_view text);
 [[nodiscard]] UsdPerSecond parse_usd_rate(std::string_view text);
+[[nodiscard]] Joules parse_energy(std::string_view text);
+[[nodiscard]] UsdPerJoule parse_energy_price(std::string_view text);
 
 /// Parses a token count: "300e9", "300000000000", or with a k/K, M, B/G or T suffix ("300B", "1.5T");
 /// throws Error unless it is a finite count of at least one token.

@@ -29,19 +29,20 @@ ValidationSummary validate_runs(const std::vector<PublishedRun>& runs, int threa
     row.gpu = run.cluster.gpu.name;
     row.gpus = run.cluster.gpus;
     row.hardware_convention = run.measured.hardware_convention;
-    row.measured_days = run.measured.training_days;
+    row.measured_training_time = run.measured.training_time;
     const PlanResult result = plan(request_for(run, threads));
     row.feasible = !result.top.empty();
     if (row.feasible) {
       row.best = result.top.front();
-      row.predicted_tflops =
-          row.hardware_convention ? row.best.hardware_tflops_per_gpu : row.best.model_tflops_per_gpu;
-      row.predicted_days = row.best.training_days;
+      row.predicted_flops =
+          row.hardware_convention ? row.best.hardware_flops_per_gpu : row.best.model_flops_per_gpu;
+      row.predicted_training_time = row.best.training_time;
     }
-    if (run.measured.tflops_per_gpu) {
-      row.measured_tflops = *run.measured.tflops_per_gpu;
+    if (run.measured.flops_per_gpu) {
+      row.measured_flops = *run.measured.flops_per_gpu;
       if (row.feasible) {
-        row.error = row.predicted_tflops / row.measured_tflops - 1.0;
+        // In TFLOP/s, the unit sources publish: the ratio of the numbers as printed.
+        row.error = (row.predicted_flops.value / 1e12) / (row.measured_flops.value / 1e12) - 1.0;
         errors.push_back(std::fabs(row.error));
       }
     }

@@ -87,16 +87,59 @@ StageActivations stage_activations(const ModelSpec& model, const EstimateOptions
   return {in_flight * layers_per_stage * per_layer + rebuilt, per_layer, rebuilt};
 }
 
-// The largest term of an overflowing `mem`.
-std::string_view largest_term(const MemoryBreakdown& mem) {
-  const std::pair<double, std::string_view> terms[] = {
-      {mem.weights.value, "weights"},     {mem.gradients.value, "gradients"},
-      {mem.optimizer.value, "optimizer"}, {mem.activations.value, "activations"},
-      {mem.logits.value, "logits"},       {mem.error_feedback.value, "error_feedback"}};
-  const auto* largest = std::max_element(std::begin(terms), std::end(terms),
-                                         [](const auto& a, const auto& b) { return a.first < b.first; });
-  return largest->second;
+constexpr MemoryTerm kTerms[] = {MemoryTerm::kWeights,   MemoryTerm::kGradients,
+                                 MemoryTerm::kOptimizer, MemoryTerm::kActivations,
+                                 MemoryTerm::kLogits,    MemoryTerm::kErrorFeedback};
+
+// The largest term of an overflowing `mem` (the first of equals).
+MemoryTerm largest_term(const MemoryBreakdown& mem) {
+  return *std::max_element(std::begin(kTerms), std::end(kTerms),
+                           [&](MemoryTerm a, MemoryTerm b) { return mem.of(a) < mem.of(b); });
 }
+
+}  // namespace
+
+std::string_view to_string(MemoryTerm term) {
+  switch (term) {
+    case MemoryTerm::kNone:
+      return "none";
+    case MemoryTerm::kWeights:
+      return "weights";
+    case MemoryTerm::kGradients:
+      return "gradients";
+    case MemoryTerm::kOptimizer:
+      return "optimizer";
+    case MemoryTerm::kActivations:
+      return "activations";
+    case MemoryTerm::kLogits:
+      return "logits";
+    case MemoryTerm::kErrorFeedback:
+      return "error_feedback";
+  }
+  return "none";
+}
+
+Bytes MemoryBreakdown::of(MemoryTerm term) const {
+  switch (term) {
+    case MemoryTerm::kNone:
+      return Bytes(0.0);
+    case MemoryTerm::kWeights:
+      return weights;
+    case MemoryTerm::kGradients:
+      return gradients;
+    case MemoryTerm::kOptimizer:
+      return optimizer;
+    case MemoryTerm::kActivations:
+      return activations;
+    case MemoryTerm::kLogits:
+      return logits;
+    case MemoryTerm::kErrorFeedback:
+      return error_feedback;
+  }
+  return Bytes(0.0);
+}
+
+namespace {
 
 MemoryBreakdown memory_model(const ModelSpec& model, const ModelTerms& terms, const GpuSpec& gpu,
                              const EstimateOptions& options, const Strategy& st) {

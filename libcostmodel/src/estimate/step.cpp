@@ -143,16 +143,17 @@ void fill_rates(StepEstimate& e, double step, const StepInputs& in, const ModelT
                            : st.recompute == Recompute::kSelective ? terms.recompute_flops_selective
                                                                    : 0.0;
   const double per_gpu = tokens_per_step / step / gpus;
-  e.model_tflops_per_gpu = terms.model_flops_per_token * per_gpu / 1e12;
-  e.hardware_tflops_per_gpu = (terms.model_flops_per_token + recompute) * per_gpu / 1e12;
-  const double peak = in.gpu.peak(st.dtype).value / 1e12;
-  e.mfu = e.model_tflops_per_gpu / peak;
-  e.hfu = e.hardware_tflops_per_gpu / peak;
+  e.model_flops_per_gpu = FlopsPerSecond(terms.model_flops_per_token * per_gpu);
+  e.hardware_flops_per_gpu = FlopsPerSecond((terms.model_flops_per_token + recompute) * per_gpu);
+  // MFU and HFU as ratios of TFLOP/s (the same rounding as the published convention's numbers).
+  const double peak_tflops = in.gpu.peak(st.dtype).value / 1e12;
+  e.mfu = e.model_flops_per_gpu.value / 1e12 / peak_tflops;
+  e.hfu = e.hardware_flops_per_gpu.value / 1e12 / peak_tflops;
   if (in.options.tokens) {
-    const double seconds = *in.options.tokens / e.tokens_per_s;
-    e.training_days = seconds / kSecondsPerDay;
-    e.cost = Usd(in.gpu.hourly_price.value * seconds * gpus);
-    e.energy_kwh = e.power.value * seconds / 3.6e6;  // W·s -> kWh
+    const Seconds time(*in.options.tokens / e.tokens_per_s);
+    e.training_time = time;
+    e.rental_cost = Usd(in.gpu.rental_price.value * time.value * gpus);
+    e.energy = e.power * time;
   }
 }
 
@@ -165,7 +166,7 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   e.topology = cluster_.topology;
   e.oversubscription = cluster_.oversubscription;
   e.switches = topology_.inventory.switches;
-  e.network_cost = topology_.inventory.capex;
+  e.network_capex = topology_.inventory.capex;
   e.power = Watts(cluster_.gpu.tdp.value * cluster_.gpus + topology_.inventory.power.value);
   if (!valid) return e;
 
@@ -210,15 +211,8 @@ std::vector<std::string> explain(const StepEstimate& e, const ModelSpec& model, 
   if (reasons.empty() && e.valid() && !e.fits_memory) {
     reasons.push_back("needs " + format_quantity(e.memory.total.value, Dimension::kBytes) + " per GPU, " +
                       format_quantity(e.memory.capacity.value, Dimension::kBytes) +
-                      " available; largest term: " + std::string(e.memory.overflow) + " (" +
-                      format_quantity(e.memory.overflow == "weights"       ? e.memory.weights.value
-                                      : e.memory.overflow == "gradients"   ? e.memory.gradients.value
-                                      : e.memory.overflow == "optimizer"   ? e.memory.optimizer.value
-                                      : e.memory.overflow == "activations" ? e.memory.activations.value
-                                      : e.memory.overflow == "logits"      ? e.memory.logits.value
-                                                                           : e.memory.error_feedback.value,
-                                      Dimension::kBytes) +
-                      ")");
+                      " available; largest term: " + std::string(to_string(e.memory.overflow)) + " (" +
+                      format_quantity(e.memory.of(e.memory.overflow).value, Dimension::kBytes) + ")");
   }
   return reasons;
 }

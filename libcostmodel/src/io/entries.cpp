@@ -86,7 +86,7 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base) {
   }
   g.tdp = quantity_or(map, "tdp", base ? &base->tdp : nullptr);
   g.price = quantity_or(map, "price", base ? &base->price : nullptr, true);
-  g.hourly_price = quantity_or(map, "hourly_price", base ? &base->hourly_price : nullptr, true);
+  g.rental_price = quantity_or(map, "hourly_price", base ? &base->rental_price : nullptr, true);
   g.memory_reserve = quantity_or(map, "memory_reserve", base ? &base->memory_reserve : nullptr, true);
   if (!base || map.has("efficiency")) {
     Map e = map.map("efficiency");

@@ -31,11 +31,15 @@ std::vector<PublishedRun> load_published_runs(const std::string& path, const Cat
     run.training = yaml::read_training(training);
 
     yaml::Map measured = entry.map("measured");
-    run.measured.tflops_per_gpu = measured.optional_number("tflops_per_gpu", 0.0, 1e6);
+    if (const auto tflops = measured.optional_number("tflops_per_gpu", 0.0, 1e6)) {
+      run.measured.flops_per_gpu = FlopsPerSecond(*tflops * 1e12);  // the key says TFLOP/s
+    }
     run.measured.hardware_convention =
         measured.choice("flops_convention", {"hardware", "model"}) == "hardware";
     run.measured.mfu = measured.optional_number("mfu", 0.0, 1.0);
-    run.measured.training_days = measured.optional_number("training_days", 0.0, 1e6);
+    if (const auto days = measured.optional_number("training_days", 0.0, 1e6)) {
+      run.measured.training_time = Seconds(*days * kSecondsPerDay);
+    }
     measured.finish();
     entry.finish();
     runs.push_back(std::move(run));

@@ -53,7 +53,7 @@ std::vector<ColumnOf<GpuSpec>> gpu_fields() {
       {"price_usd", "price", "$", 1, [](const GpuSpec& g) { return Json(g.price.value); }, 6},
       {"price_estimate", "est.", "", 1, [](const GpuSpec& g) { return Json(g.price_estimate); }},
       {"hourly_price_usd_per_h", "hourly", "$/h", 1,
-       [](const GpuSpec& g) { return Json(g.hourly_price.value * kSecondsPerHour); }},
+       [](const GpuSpec& g) { return Json(g.rental_price.value * kSecondsPerHour); }},
       {"efficiency_gemm", "GEMM eff", "", 1, [](const GpuSpec& g) { return Json(g.efficiency.gemm); }},
       {"efficiency_gemm_half_size", "GEMM half", "", 1,
        [](const GpuSpec& g) { return Json(g.efficiency.gemm_half_size); }},

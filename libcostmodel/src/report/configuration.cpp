@@ -5,8 +5,14 @@
 namespace costmodel {
 namespace {
 
-Json optional_number(const std::optional<double>& value) {
-  return value ? Json(*value) : Json();
+/// TFLOP/s, the unit the configuration's keys name.
+double tflops(FlopsPerSecond rate) {
+  return rate.value / 1e12;
+}
+
+/// Days, the unit `training_days` names; null without a token budget.
+Json days(const std::optional<Seconds>& time) {
+  return time ? Json(time->value / kSecondsPerDay) : Json();
 }
 
 }  // namespace
@@ -32,7 +38,8 @@ Json configuration_json(const StepEstimate& e) {
       .set("error_feedback_bytes", e.memory.error_feedback.value)
       .set("reserve_bytes", e.memory.reserve.value)
       .set("capacity_bytes", e.memory.capacity.value)
-      .set("overflow", e.memory.overflow.empty() ? Json() : Json(std::string(e.memory.overflow)));
+      .set("overflow",
+           e.memory.overflow == MemoryTerm::kNone ? Json() : Json(std::string(to_string(e.memory.overflow))));
 
   Json o = Json::object();
   o.set("tp", st.tp)
@@ -53,19 +60,19 @@ Json configuration_json(const StepEstimate& e) {
       .set("oversubscription", e.oversubscription)
       .set("step_time_s", e.step_time.value)
       .set("tokens_per_s", e.tokens_per_s)
-      .set("model_tflops_per_gpu", e.model_tflops_per_gpu)
-      .set("hardware_tflops_per_gpu", e.hardware_tflops_per_gpu)
+      .set("model_tflops_per_gpu", tflops(e.model_flops_per_gpu))
+      .set("hardware_tflops_per_gpu", tflops(e.hardware_flops_per_gpu))
       .set("mfu", e.mfu)
       .set("hfu", e.hfu)
       .set("memory_per_gpu_bytes", e.memory.total.value)
       .set("fits_memory", e.fits_memory)
       .set("breakdown", std::move(breakdown))
       .set("memory", std::move(memory))
-      .set("training_days", optional_number(e.training_days))
-      .set("cost_usd", e.cost ? Json(e.cost->value) : Json())
-      .set("energy_kwh", optional_number(e.energy_kwh))
+      .set("training_days", days(e.training_time))
+      .set("cost_usd", e.rental_cost ? Json(e.rental_cost->value) : Json())
+      .set("energy_kwh", e.energy ? Json(e.energy->value / kJoulesPerKwh) : Json())
       .set("switches", e.switches)
-      .set("network_cost_usd", e.network_cost.value)
+      .set("network_cost_usd", e.network_capex.value)
       .set("power_w", e.power.value);
   return o;
 }
@@ -116,13 +123,13 @@ Table configurations_table(const std::vector<StepEstimate>& estimates, const std
                            Json(st.overlap),
                            Json(std::string(to_string(e.topology))),
                            Json(e.step_time.value),
-                           Json(e.model_tflops_per_gpu),
+                           Json(tflops(e.model_flops_per_gpu)),
                            Json(100.0 * e.mfu),
                            Json(e.memory.total.value / 1073741824.0),
                            Json(e.fits_memory),
                            Json(e.step_time.value > 0 ? 100.0 * exposed / e.step_time.value : 0.0),
-                           optional_number(e.training_days),
-                           e.cost ? Json(e.cost->value / 1e6) : Json(),
+                           days(e.training_time),
+                           e.rental_cost ? Json(e.rental_cost->value / 1e6) : Json(),
                            Json(e.switches)});
     table.rows.push_back(std::move(row));
   }
@@ -150,8 +157,8 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
                                     std::string(to_string(st.dtype)));
   row("step time (s)", e.step_time.value);
   row("tokens/s", e.tokens_per_s);
-  row("model TFLOP/s per GPU", e.model_tflops_per_gpu);
-  row("hardware TFLOP/s per GPU", e.hardware_tflops_per_gpu);
+  row("model TFLOP/s per GPU", tflops(e.model_flops_per_gpu));
+  row("hardware TFLOP/s per GPU", tflops(e.hardware_flops_per_gpu));
   row("MFU (%)", 100.0 * e.mfu);
   row("HFU (%)", 100.0 * e.hfu);
   row("  compute (s)", b.compute.value);
@@ -172,12 +179,13 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   row("  error feedback (GiB)", m.error_feedback.value / kGiB);
   row("  reserve (GiB)", m.reserve.value / kGiB);
   row("HBM (GiB)", m.capacity.value / kGiB);
-  row("fits in memory", e.fits_memory ? Json("yes") : Json("no, largest term: " + std::string(m.overflow)));
-  if (e.training_days) row("days to train", *e.training_days);
-  if (e.cost) row("GPU cost (USD)", e.cost->value);
-  if (e.energy_kwh) row("energy, GPUs at TDP + fabric (MWh)", *e.energy_kwh / 1000.0);
+  row("fits in memory",
+      e.fits_memory ? Json("yes") : Json("no, largest term: " + std::string(to_string(m.overflow))));
+  if (e.training_time) row("days to train", days(e.training_time));
+  if (e.rental_cost) row("GPU cost (USD)", e.rental_cost->value);
+  if (e.energy) row("energy, GPUs at TDP + fabric (MWh)", e.energy->value / kJoulesPerKwh / 1000.0);
   row("switches", e.switches);
-  row("network capex (USD)", e.network_cost.value);
+  row("network capex (USD)", e.network_capex.value);
   row("power, GPUs at TDP + fabric (kW)", e.power.value / 1000.0);
   return t;
 }

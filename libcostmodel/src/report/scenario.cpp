@@ -47,7 +47,7 @@ double exposed_comm(const StepEstimate& e) {
 }
 
 double case_cost(const StepEstimate& e, const ScenarioCase& c) {
-  return score(e, c.request.cluster.gpu.hourly_price).cost_usd;
+  return score(e, c.request.cluster.gpu.rental_price).cost.value;
 }
 
 Json delta(const RowView& v, double (*value)(const RowView&, bool)) {
@@ -75,9 +75,9 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
       {"step_time_s", "step", "s", 1, [](const RowView& v) { return Json(v.estimate.step_time.value); }},
       {"tokens_per_s", "tokens/s", "M", 1e6, [](const RowView& v) { return Json(v.estimate.tokens_per_s); }},
       {"model_tflops_per_gpu", "model", "TFLOP/s", 1,
-       [](const RowView& v) { return Json(v.estimate.model_tflops_per_gpu); }},
+       [](const RowView& v) { return Json(v.estimate.model_flops_per_gpu.value / 1e12); }},
       {"hardware_tflops_per_gpu", "hardware", "TFLOP/s", 1,
-       [](const RowView& v) { return Json(v.estimate.hardware_tflops_per_gpu); }},
+       [](const RowView& v) { return Json(v.estimate.hardware_flops_per_gpu.value / 1e12); }},
       {"mfu", "MFU", "%", 0.01, [](const RowView& v) { return Json(v.estimate.mfu); }, 3},
       {"memory_per_gpu_bytes", "memory", "GiB", 1073741824.0,
        [](const RowView& v) { return Json(v.estimate.memory.total.value); }, 3},
@@ -102,14 +102,18 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
       {"optimizer_s", "optimizer", "s", 1,
        [](const RowView& v) { return Json(v.estimate.breakdown.optimizer.value); }},
       {"training_days", "days", "", 1,
-       [](const RowView& v) { return v.estimate.training_days ? Json(*v.estimate.training_days) : Json(); }},
+       [](const RowView& v) {
+         return v.estimate.training_time ? Json(v.estimate.training_time->value / kSecondsPerDay) : Json();
+       }},
       {"cost_usd", "cost", "M$", 1e6,
-       [](const RowView& v) { return v.estimate.cost ? Json(v.estimate.cost->value) : Json(); }},
+       [](const RowView& v) {
+         return v.estimate.rental_cost ? Json(v.estimate.rental_cost->value) : Json();
+       }},
       {"switches", "switches", "", 1, [](const RowView& v) { return Json(v.estimate.switches); }, 6},
       {"transceivers", "optics", "", 1, [](const RowView& v) { return Json(v.row.transceivers); }, 6},
       {"diameter", "diameter", "", 1, [](const RowView& v) { return Json(v.row.diameter); }, 3},
       {"network_cost_usd", "net capex", "M$", 1e6,
-       [](const RowView& v) { return Json(v.estimate.network_cost.value); }},
+       [](const RowView& v) { return Json(v.estimate.network_capex.value); }},
       {"network_power_w", "net power", "kW", 1e3,
        [](const RowView& v) { return Json(v.row.network_power.value); }},
       {"power_w", "power", "MW", 1e6, [](const RowView& v) { return Json(v.estimate.power.value); }},
@@ -135,7 +139,7 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
       {"network_cost_delta_usd", "net capex +/-", "M$", 1e6,
        [](const RowView& v) {
          return delta(v, [](const RowView& r, bool base) {
-           return base ? r.baseline->network_cost.value : r.estimate.network_cost.value;
+           return base ? r.baseline->network_capex.value : r.estimate.network_capex.value;
          });
        }},
       {"network_power_delta_w", "net power +/-", "kW", 1e3,

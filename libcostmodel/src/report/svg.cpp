@@ -443,10 +443,10 @@ std::string render_svg(const ScatterChart& chart) {
   return svg.finish();
 }
 
-ScatterChart pareto_chart(const PlanResult& result, const std::string& title, UsdPerSecond gpu_hourly_price) {
+ScatterChart pareto_chart(const PlanResult& result, const std::string& title, UsdPerSecond rental_price) {
   ScatterChart chart;
   chart.title = title;
-  const bool budget = !result.pareto.empty() && result.pareto.front().cost.has_value();
+  const bool budget = !result.pareto.empty() && result.pareto.front().rental_cost.has_value();
   chart.x_label = "step time (s)";
   chart.y_label = budget ? "cost to train (M$)" : "cost per step ($)";
   chart.size_label = "switches";
@@ -455,8 +455,8 @@ ScatterChart pareto_chart(const PlanResult& result, const std::string& title, Us
                    std::to_string(result.feasible) + " feasible of " + std::to_string(result.evaluated) +
                    " evaluated";
   const auto point = [&](const StepEstimate& e) {
-    const Score s = score(e, gpu_hourly_price);
-    return ScatterPoint{s.step_time_s, budget ? s.cost_usd / 1e6 : s.cost_usd,
+    const Score s = score(e, rental_price);
+    return ScatterPoint{s.step_time.value, budget ? s.cost.value / 1e6 : s.cost.value,
                         static_cast<double>(s.switches)};
   };
   // Cost grows with step time (GPU-hours), so the front of the three quantities is spread by the switch

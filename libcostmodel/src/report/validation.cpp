@@ -12,8 +12,8 @@ std::string split_text(const ValidationRow& r) {
          std::to_string(s.vpp) + ", " + std::to_string(s.micro_batch) + ")";
 }
 
-Json optional_number(const std::optional<double>& value) {
-  return value ? Json(*value) : Json();
+Json days(const std::optional<Seconds>& time) {
+  return time ? Json(time->value / kSecondsPerDay) : Json();
 }
 
 // error_pct is the one percent of the machine formats (its key says so).
@@ -25,17 +25,17 @@ std::vector<ColumnOf<ValidationRow>> run_fields() {
       {"gpus", "GPUs", "", 1, [](R r) { return Json(r.gpus); }, 6},
       {"convention", "FLOPs", "", 1, [](R r) { return Json(r.hardware_convention ? "hardware" : "model"); }},
       {"measured_tflops_per_gpu", "measured", "TFLOP/s", 1,
-       [](R r) { return r.measured_tflops > 0 ? Json(r.measured_tflops) : Json(); }},
+       [](R r) { return r.measured_flops.value > 0 ? Json(r.measured_flops.value / 1e12) : Json(); }},
       {"predicted_tflops_per_gpu", "predicted", "TFLOP/s", 1,
-       [](R r) { return r.feasible ? Json(r.predicted_tflops) : Json(); }},
+       [](R r) { return r.feasible ? Json(r.predicted_flops.value / 1e12) : Json(); }},
       {"error_pct", "error", "%", 1,
-       [](R r) { return r.feasible && r.measured_tflops > 0 ? Json(100.0 * r.error) : Json(); }, 3},
+       [](R r) { return r.feasible && r.measured_flops.value > 0 ? Json(100.0 * r.error) : Json(); }, 3},
       {"split", "best split tp-pp-dp (vpp, mb)", "", 1, [](R r) { return Json(split_text(r)); }},
       {"recompute", "recompute", "", 1,
        [](R r) { return r.feasible ? Json(std::string(to_string(r.best.strategy.recompute))) : Json(); }},
       {"zero", "zero", "", 1, [](R r) { return r.feasible ? Json(r.best.strategy.zero) : Json(); }, 2},
-      {"measured_days", "measured days", "", 1, [](R r) { return optional_number(r.measured_days); }, 3},
-      {"predicted_days", "predicted days", "", 1, [](R r) { return optional_number(r.predicted_days); }, 3},
+      {"measured_days", "measured days", "", 1, [](R r) { return days(r.measured_training_time); }, 3},
+      {"predicted_days", "predicted days", "", 1, [](R r) { return days(r.predicted_training_time); }, 3},
   };
 }
 

@@ -14,9 +14,8 @@ int three_way(const T& a, const T& b) {
 
 /// The objective's quantity first, then the other two in (time, cost, switches) order.
 int compare_scores(const Score& a, const Score& b, Objective objective) {
-  const std::array<int, 3> time_cost_switches = {three_way(a.step_time_s, b.step_time_s),
-                                                 three_way(a.cost_usd, b.cost_usd),
-                                                 three_way(a.switches, b.switches)};
+  const std::array<int, 3> time_cost_switches = {
+      three_way(a.step_time, b.step_time), three_way(a.cost, b.cost), three_way(a.switches, b.switches)};
   const int first = static_cast<int>(objective);
   if (time_cost_switches[static_cast<size_t>(first)] != 0)
     return time_cost_switches[static_cast<size_t>(first)];
@@ -54,15 +53,15 @@ std::optional<Objective> parse_objective(std::string_view name) {
   return std::nullopt;
 }
 
-Score score(const StepEstimate& estimate, UsdPerSecond gpu_price) {
+Score score(const StepEstimate& estimate, UsdPerSecond rental_price) {
   Score s;
-  s.step_time_s = estimate.step_time.value;
-  if (estimate.cost) {
-    s.cost_usd = estimate.cost->value;
+  s.step_time = estimate.step_time;
+  if (estimate.rental_cost) {
+    s.cost = *estimate.rental_cost;
   } else {
     const Strategy& st = estimate.strategy;
     const double gpus = static_cast<double>(st.tp) * st.pp * st.dp * st.cp;
-    s.cost_usd = gpus * estimate.step_time.value * gpu_price.value;
+    s.cost = Usd(gpus * estimate.step_time.value * rental_price.value);
   }
   s.switches = estimate.switches;
   return s;
@@ -87,9 +86,8 @@ bool ranks_before(const Score& a_score, const StepEstimate& a, const Score& b_sc
 }
 
 bool dominates(const Score& a, const Score& b) {
-  const bool no_worse =
-      a.step_time_s <= b.step_time_s && a.cost_usd <= b.cost_usd && a.switches <= b.switches;
-  const bool better = a.step_time_s < b.step_time_s || a.cost_usd < b.cost_usd || a.switches < b.switches;
+  const bool no_worse = a.step_time <= b.step_time && a.cost <= b.cost && a.switches <= b.switches;
+  const bool better = a.step_time < b.step_time || a.cost < b.cost || a.switches < b.switches;
   return no_worse && better;
 }
 

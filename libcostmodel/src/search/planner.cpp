@@ -64,7 +64,7 @@ struct Partial {
 class Search {
  public:
   Search(const PlanRequest& request, const std::vector<Target>& targets)
-      : request_(request), targets_(targets), price_(request.cluster.gpu.hourly_price) {
+      : request_(request), targets_(targets), price_(request.cluster.gpu.rental_price) {
     for (size_t t = 0; t < targets_.size(); ++t) {
       for (size_t s = 0; s < targets_[t].space->splits().size(); ++s) {
         items_.emplace_back(static_cast<int>(t), static_cast<int>(s));
@@ -135,10 +135,10 @@ class Search {
         return;
       }
       if (request_.deadline) {
-        const double days = r.estimate.training_days.value_or(0.0);
-        if (days > request_.deadline->days) {
+        const Seconds time = r.estimate.training_time.value_or(Seconds(0.0));
+        if (time > request_.deadline->time) {
           ++p.rejected[kRejectedDeadline];
-          remember(0, days / request_.deadline->days, s);
+          remember(0, time / request_.deadline->time, s);
           return;
         }
       }
@@ -161,7 +161,7 @@ class Search {
   static void offer_front(std::vector<Ranked>& front, const Ranked& r) {
     for (auto& f : front) {
       if (dominates(f.score, r.score)) return;
-      if (f.score.step_time_s == r.score.step_time_s && f.score.cost_usd == r.score.cost_usd &&
+      if (f.score.step_time == r.score.step_time && f.score.cost == r.score.cost &&
           f.score.switches == r.score.switches) {
         if (compare_configurations(r.estimate, f.estimate) < 0) f = r;
         return;
@@ -185,7 +185,7 @@ void check_request(const PlanRequest& request) {
   if (request.deadline) {
     const DeadlineSearch& d = *request.deadline;
     if (!request.options.tokens) throw Error("a deadline search needs a token budget (--tokens)");
-    if (!(d.days > 0.0)) throw Error("the deadline must be a positive number of days");
+    if (!(d.time.value > 0.0)) throw Error("the deadline must be a positive number of days");
     if (d.min_gpus < 1 || d.max_gpus < d.min_gpus) {
       throw Error("the GPU range must be A:B with 1 <= A <= B, not " + std::to_string(d.min_gpus) + ":" +
                   std::to_string(d.max_gpus));
@@ -316,8 +316,7 @@ std::vector<StepEstimate> merge_front(const std::vector<Partial>& partials, cons
       if (j == i) continue;
       const Score& a = all[j].score;
       const Score& b = all[i].score;
-      const bool same =
-          a.step_time_s == b.step_time_s && a.cost_usd == b.cost_usd && a.switches == b.switches;
+      const bool same = a.step_time == b.step_time && a.cost == b.cost && a.switches == b.switches;
       if (dominates(a, b) || (same && j < i)) keep = false;
     }
     if (keep) front.push_back(all[i].estimate);
@@ -339,8 +338,8 @@ std::vector<RejectedCandidate> merge_closest(const std::vector<Partial>& partial
     c.reasons = explain(c.estimate, estimator.model(), estimator.cluster());
     if (n.category == 0 && request.deadline) {
       std::ostringstream text;
-      text << "needs " << c.estimate.training_days.value_or(0.0) << " days, over the deadline of "
-           << request.deadline->days << " days";
+      text << "needs " << c.estimate.training_time.value_or(Seconds(0.0)).value / kSecondsPerDay
+           << " days, over the deadline of " << request.deadline->time.value / kSecondsPerDay << " days";
       c.reasons.push_back(text.str());
     }
     closest.push_back(std::move(c));

@@ -16,11 +16,11 @@ namespace costmodel {
 
 /// What the source measured.
 struct Measured {
-  std::optional<double> tflops_per_gpu;  ///< TFLOP/s per GPU in the source's convention
+  std::optional<FlopsPerSecond> flops_per_gpu;  ///< per GPU, in the source's convention
   bool hardware_convention =
       false;  ///< true: counts recomputed FLOPs (Megatron-LM eq. 3); false: model FLOPs
   std::optional<double> mfu;
-  std::optional<double> training_days;
+  std::optional<Seconds> training_time;  ///< wall-clock time to train the run's tokens
 };
 
 /// One published run.
@@ -39,13 +39,13 @@ struct ValidationRow {
   std::string id;
   std::string gpu;
   int gpus = 0;
-  bool feasible = false;        ///< the planner found a configuration that fits
-  StepEstimate best;            ///< the fastest configuration with the stated knobs pinned
-  double measured_tflops = 0;   ///< TFLOP/s per GPU, source's convention
-  double predicted_tflops = 0;  ///< TFLOP/s per GPU, same convention
-  double error = 0;             ///< predicted / measured - 1 (dimensionless)
-  std::optional<double> measured_days;
-  std::optional<double> predicted_days;
+  bool feasible = false;           ///< the planner found a configuration that fits
+  StepEstimate best;               ///< the fastest configuration with the stated knobs pinned
+  FlopsPerSecond measured_flops;   ///< per GPU, source's convention; 0 when not measured
+  FlopsPerSecond predicted_flops;  ///< per GPU, same convention
+  double error = 0;                ///< predicted / measured - 1 (dimensionless)
+  std::optional<Seconds> measured_training_time;
+  std::optional<Seconds> predicted_training_time;
   bool hardware_convention = false;
 };
 

@@ -9,6 +9,11 @@
 
 namespace costmodel {
 
+/// The terms of MemoryBreakdown that can overflow the GPU's memory.
+enum class MemoryTerm { kNone, kWeights, kGradients, kOptimizer, kActivations, kLogits, kErrorFeedback };
+/// "none", "weights", "gradients", "optimizer", "activations", "logits", "error_feedback".
+[[nodiscard]] std::string_view to_string(MemoryTerm term);
+
 /// Bytes held on the most loaded GPU (the first pipeline stage), by term.
 struct MemoryBreakdown {
   Bytes weights;    ///< half-precision weights of the local shard (fp8: still bf16 master copies)
@@ -21,10 +26,13 @@ struct MemoryBreakdown {
   Bytes reserve;         ///< CUDA context, NCCL buffers and fragmentation (the GPU entry's memory_reserve)
   Bytes total;           ///< the largest stage's sum of the above
   Bytes capacity;        ///< the GPU's HBM
-  /// The term that overflows capacity: the largest one when total > capacity, else "".
-  std::string_view overflow;
+  /// The term that overflows capacity: the largest one when total > capacity, else kNone.
+  MemoryTerm overflow = MemoryTerm::kNone;
   double dense_parameters = 0;  ///< parameters of the most loaded stage held by one GPU, before ZeRO sharding
   double expert_parameters = 0;  ///< of which MoE experts (replicated over dp·cp/ep ranks, not dp·cp)
+
+  /// The bytes of `term` (0 for kNone).
+  [[nodiscard]] Bytes of(MemoryTerm term) const;
 };
 
 /// Bytes per parameter of mixed-precision Adam's states: fp32 master weights, momentum and variance

@@ -40,25 +40,25 @@ struct StepBreakdown {
 struct StepEstimate {
   Strategy strategy;                               ///< the configuration estimated
   TopologyKind topology = TopologyKind::kFatTree;  ///< the fabric it was estimated on
-  double oversubscription = 1.0;        ///< of the fabric's leaves (downlink : uplink), dimensionless
-  std::uint32_t invalid = kValid;       ///< InvalidReason flags; the numbers below are 0 unless valid
-  Seconds step_time;                    ///< one optimizer step (global batch), s
-  double tokens_per_s = 0;              ///< training throughput, tokens/s
-  double model_tflops_per_gpu = 0;      ///< model FLOPs only, in TFLOP/s (MFU convention)
-  double hardware_tflops_per_gpu = 0;   ///< with recomputed FLOPs (Megatron-LM eq. 3 convention), TFLOP/s
-  double mfu = 0;                       ///< model_tflops / dense peak for the dtype
-  double hfu = 0;                       ///< hardware_tflops / dense peak
-  MemoryBreakdown memory;               ///< bytes per GPU on the most loaded stage
-  bool fits_memory = false;             ///< memory.total <= the GPU's HBM
-  StepBreakdown breakdown;              ///< where step_time goes, s
-  std::optional<double> training_days;  ///< with EstimateOptions::tokens
-  /// GPU-hours x the catalog's hourly price (USD), with EstimateOptions::tokens; the hourly price is an
-  /// all-in rental price (cloud GPU-hours include power), so energy is reported beside it, not added.
-  std::optional<Usd> cost;
-  std::optional<double> energy_kwh;  ///< GPUs at TDP + fabric over the training time, kWh, with tokens
-  int switches = 0;                  ///< of the scale-out fabric
-  Usd network_cost;                  ///< scale-out fabric capex, USD (Inventory::capex)
-  Watts power;                       ///< GPUs at TDP + fabric, W
+  double oversubscription = 1.0;          ///< of the fabric's leaves (downlink : uplink), dimensionless
+  std::uint32_t invalid = kValid;         ///< InvalidReason flags; the numbers below are 0 unless valid
+  Seconds step_time;                      ///< one optimizer step (global batch), s
+  double tokens_per_s = 0;                ///< training throughput, tokens/s
+  FlopsPerSecond model_flops_per_gpu;     ///< model FLOPs only, per GPU (MFU convention)
+  FlopsPerSecond hardware_flops_per_gpu;  ///< with recomputed FLOPs (Megatron-LM eq. 3 convention), per GPU
+  double mfu = 0;                         ///< model_flops_per_gpu / dense peak for the dtype
+  double hfu = 0;                         ///< hardware_flops_per_gpu / dense peak
+  MemoryBreakdown memory;                 ///< bytes per GPU on the most loaded stage
+  bool fits_memory = false;               ///< memory.total <= the GPU's HBM
+  StepBreakdown breakdown;                ///< where step_time goes, s
+  std::optional<Seconds> training_time;   ///< to train EstimateOptions::tokens, when given
+  /// GPU-hours x the GPU's rental price (USD), with EstimateOptions::tokens; the rental price is all-in
+  /// (cloud GPU-hours include power), so energy is reported beside it, not added.
+  std::optional<Usd> rental_cost;
+  std::optional<Joules> energy;  ///< GPUs at TDP + fabric over the training time, with tokens
+  int switches = 0;              ///< of the scale-out fabric
+  Usd network_capex;             ///< scale-out fabric: switches, NICs, optics (Inventory::capex)
+  Watts power;                   ///< GPUs at TDP + fabric
 
   /// True when the configuration can run (no InvalidReason flag set); it may still not fit in memory.
   [[nodiscard]] bool valid() const { return invalid == kValid; }

@@ -70,8 +70,8 @@ struct ScatterChart {
 
 /// The Pareto front of a plan as a scatter chart: step time (s) against cost (M$ to train with a token
 /// budget, else $ per step), marker area proportional to the switch count, one series per fabric, the front
-/// joined by a staircase. `gpu_hourly_price` prices a step when there is no token budget.
+/// joined by a staircase. `rental_price` (per GPU) prices a step when there is no token budget.
 [[nodiscard]] ScatterChart pareto_chart(const PlanResult& result, const std::string& title,
-                                        UsdPerSecond gpu_hourly_price);
+                                        UsdPerSecond rental_price);
 
 }  // namespace costmodel

@@ -19,14 +19,14 @@ enum class Objective { kTime, kCost, kSwitches };
 
 /// The three ranked quantities of one estimate, all to be minimised.
 struct Score {
-  double step_time_s = 0;  ///< seconds per step
-  double cost_usd = 0;     ///< training cost for the token budget, else cost of one step (USD)
-  int switches = 0;        ///< switches of the scale-out fabric
+  Seconds step_time;  ///< one step
+  Usd cost;           ///< rental cost of the token budget, else of one step
+  int switches = 0;   ///< switches of the scale-out fabric
 };
 
-/// The score of `estimate`: cost is StepEstimate::cost when a token budget was given, else
-/// GPUs x step time x `gpu_price` (the cost of one step), in USD.
-[[nodiscard]] Score score(const StepEstimate& estimate, UsdPerSecond gpu_price);
+/// The score of `estimate`: cost is StepEstimate::rental_cost when a token budget was given, else the cost of
+/// one step, GPUs x step time x `rental_price`.
+[[nodiscard]] Score score(const StepEstimate& estimate, UsdPerSecond rental_price);
 
 /// Total order over configurations (fabric kind, oversubscription, then every Strategy field):
 /// negative when `a` comes first, 0 when they are the same configuration, positive otherwise.

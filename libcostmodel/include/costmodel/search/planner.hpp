@@ -31,7 +31,7 @@ struct TopologyChoice {
 
 /// The inverse question: the cheapest GPU count that trains EstimateOptions::tokens within `days`.
 struct DeadlineSearch {
-  double days = 0;   ///< wall-clock days allowed for training
+  Seconds time;      ///< wall-clock time allowed for training
   int min_gpus = 0;  ///< GPU counts searched: multiples of GPUs per node in [min_gpus, max_gpus]
   int max_gpus = 0;
 };

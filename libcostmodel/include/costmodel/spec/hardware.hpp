@@ -69,7 +69,7 @@ struct GpuSpec {
   Watts tdp;                                             ///< board power, W
   Usd price;                                             ///< purchase price per GPU, USD
   bool price_estimate = true;                            ///< price is an estimate, not a list price
-  UsdPerSecond hourly_price;                             ///< cost of one GPU-hour, per second
+  UsdPerSecond rental_price;  ///< renting one GPU, all-in (catalogs write it per hour: `hourly_price`)
   GpuEfficiency efficiency;
   Bytes memory_reserve;  ///< HBM not available to the model: CUDA context, NCCL buffers, fragmentation
   std::string source;    ///< where the numbers come from
