@@ -6,8 +6,9 @@ JOBS ?= 2
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 CLANG_FORMAT ?= clang-format
+CLANG_TIDY ?= clang-tidy
 
-.PHONY: all deps build plan test format format-check docs docs-check golden fuzz bench install clean
+.PHONY: all deps build plan test format format-check tidy tidy-check docs docs-check golden fuzz bench install clean
 
 all: build
 
@@ -34,8 +35,9 @@ SANITIZE ?= address,undefined
 SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 test: deps format-check
 	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Release -DCOSTMODEL_WERROR=ON \
-	  -DCOSTMODEL_SANITIZE=$(SANITIZE) $(CMAKE_FLAGS)
+	  -DCOSTMODEL_SANITIZE=$(SANITIZE) -DCMAKE_EXPORT_COMPILE_COMMANDS=ON $(CMAKE_FLAGS)
 	cmake --build $(TEST_BUILD) -j$(JOBS)
+	$(MAKE) --no-print-directory tidy-check BUILD=$(TEST_BUILD)
 	$(SANITIZER_ENV) $(MAKE) --no-print-directory docs-check BUILD=$(TEST_BUILD)
 	cd $(TEST_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -j$(JOBS)
 
@@ -47,6 +49,18 @@ format: deps
 format-check: deps
 	@$(CLANG_FORMAT) --dry-run -Werror $(CXX_SOURCES)
 	@echo "format-check: $(words $(CXX_SOURCES)) files formatted as .clang-format says"
+
+# clang-tidy (.clang-tidy: bugprone, performance and a modernize subset, warnings as errors) over the library,
+# the CLI, the tools and the examples, with the compile commands of $(BUILD); `make test` runs it.
+TIDY_SOURCES = $(shell git ls-files 'libcostmodel/src/*.cpp' 'apps/*.cpp' 'tools/*.cpp' 'examples/*.cpp')
+tidy: deps
+	cmake -S . -B $(BUILD) -DCMAKE_EXPORT_COMPILE_COMMANDS=ON $(CMAKE_FLAGS) > /dev/null
+	$(MAKE) --no-print-directory tidy-check
+
+tidy-check:
+	@echo $(TIDY_SOURCES) | xargs -n4 -P$(JOBS) $(CLANG_TIDY) -p $(BUILD) --quiet 2>/dev/null \
+	  || { echo "tidy: clang-tidy found problems (above)"; exit 1; }
+	@echo "tidy: $(words $(TIDY_SOURCES)) files clean under .clang-tidy"
 
 # Every CLI output and plot in README.md and docs/*.md, regenerated from the commands in their
 # `<!-- costmodel-docs: ... -->` markers (syntax: docs/README.md, tools/docs/costmodel_docs.cpp), with the

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(cmake g++ make libeigen3-dev libboost-program-options-dev libyaml-cpp-dev doctest-dev libbenchmark-dev
-  clang-format)
+  clang-format clang-tidy)
 if [ "${COSTMODEL_WITH_CLANG:-0}" = 1 ]; then
   packages+=(clang libclang-rt-dev)
 fi

@@ -550,7 +550,9 @@ int run_tool(const Options& options) {
   }
 
   std::string path = std::getenv("PATH") != nullptr ? std::getenv("PATH") : "/usr/bin:/bin";
-  for (auto dir = options.bin_dirs.rbegin(); dir != options.bin_dirs.rend(); ++dir) path = *dir + ":" + path;
+  std::string first;  // the given folders, in order, ahead of $PATH
+  for (const auto& dir : options.bin_dirs) first += dir + ":";
+  path = first + path;
   setenv("PATH", path.c_str(), 1);
   setenv("COSTMODEL_DATA_DIR", options.root.c_str(), 1);
   fs::current_path(copy);

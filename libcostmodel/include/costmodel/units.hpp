@@ -49,6 +49,7 @@ struct Quantity {
     value *= k;
     return *this;
   }
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted operator<=> (LLVM issue 46235)
   constexpr auto operator<=>(const Quantity&) const = default;
 };
 

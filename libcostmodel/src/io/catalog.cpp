@@ -55,7 +55,7 @@ fs::path data_root_beside_executable() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec || exe.empty()) return {};
-  const fs::path root = (exe.parent_path() / COSTMODEL_BIN_TO_DATA_ROOT).lexically_normal();
+  fs::path root = (exe.parent_path() / COSTMODEL_BIN_TO_DATA_ROOT).lexically_normal();
   if (has_catalogs(root)) return root;
 #endif
   return {};
@@ -71,7 +71,7 @@ fs::path data_root_beside_library() {
   std::error_code ec;
   const fs::path library = fs::canonical(info.dli_fname, ec);
   if (ec || library.extension() == "") return {};
-  const fs::path root = (library.parent_path() / ".." / "share" / "costmodel").lexically_normal();
+  fs::path root = (library.parent_path() / ".." / "share" / "costmodel").lexically_normal();
   if (has_catalogs(root)) return root;
 #endif
   return {};

@@ -17,7 +17,7 @@ constexpr std::int64_t kMaxDimension = std::int64_t{1} << 32;
 /// that do not change the cost of training), missing required ones are errors naming them.
 class HfFields {
  public:
-  HfFields(std::string file, YAML::Node root) : file_(std::move(file)), root_(std::move(root)) {}
+  HfFields(std::string file, const YAML::Node& root) : file_(std::move(file)), root_(root) {}
 
   [[nodiscard]] bool has(const char* key) const { return root_[key] && !root_[key].IsNull(); }
   [[nodiscard]] std::int64_t integer(const char* key) const {

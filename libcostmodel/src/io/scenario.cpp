@@ -32,7 +32,7 @@ std::vector<std::string> split_path(const std::string& path) {
 
 /// The path written at `key` (a scalar key of sweep: or of a compare: variant), checked against the schema.
 std::string checked_path(const std::string& file, const YAML::Node& key, const std::string& section) {
-  const std::string path = yaml::as_string(file, key, section);
+  std::string path = yaml::as_string(file, key, section);
   const auto& known = scenario_paths();
   if (std::find(known.begin(), known.end(), path) != known.end()) return path;
   const std::string suggestion = closest_name(path, known);
@@ -56,7 +56,7 @@ std::string value_label(const YAML::Node& node) {
 }
 
 /// Sets the value at `parts` below `base` to `value` (the node itself, so errors point at it).
-void apply_override(YAML::Node base, const std::vector<std::string>& parts, const YAML::Node& value,
+void apply_override(const YAML::Node& base, const std::vector<std::string>& parts, const YAML::Node& value,
                     const std::string& file, const YAML::Node& key) {
   YAML::Node node;
   node.reset(base);

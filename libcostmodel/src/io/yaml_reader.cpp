@@ -185,7 +185,7 @@ double as_quantity(const std::string& file, const YAML::Node& node, const std::s
 
 std::string choose(const std::string& file, const YAML::Node& node, const std::string& field,
                    const std::vector<std::string>& choices) {
-  const std::string text = scalar(file, node, field, "one of " + join(choices));
+  std::string text = scalar(file, node, field, "one of " + join(choices));
   for (const auto& c : choices) {
     if (c == text) return text;
   }
@@ -195,8 +195,8 @@ std::string choose(const std::string& file, const YAML::Node& node, const std::s
               suggestion.empty() ? "" : "did you mean '" + suggestion + "'?");
 }
 
-Map::Map(std::string file, YAML::Node node, std::string path)
-    : file_(std::move(file)), node_(std::move(node)), path_(std::move(path)) {
+Map::Map(std::string file, const YAML::Node& node, std::string path)
+    : file_(std::move(file)), node_(node), path_(std::move(path)) {
   if (!node_.IsDefined() || !node_.IsMap()) {
     throw Error(location_of(file_, node_), path_, "expected a mapping, got " + describe(node_));
   }

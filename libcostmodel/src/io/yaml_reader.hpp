@@ -49,7 +49,7 @@ struct Document {
 class Map {
  public:
   /// Throws Error if `node` is not a mapping or has a duplicate key. `path` is the dotted field prefix.
-  Map(std::string file, YAML::Node node, std::string path);
+  Map(std::string file, const YAML::Node& node, std::string path);
 
   [[nodiscard]] bool has(const std::string& key) const;
   /// The value node of `key` (marks it as used); throws "missing required key" at this mapping.

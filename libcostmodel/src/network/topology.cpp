@@ -250,7 +250,9 @@ void size_dragonfly(const ClusterSpec& cluster, Topology& topo) {
   double crossing = local;
   if (df.groups > 1) {
     const double links_per_pair = static_cast<double>(df.global_ports_per_group) / (df.groups - 1);
-    crossing = std::min(local, (df.groups / 2) * ((df.groups + 1) / 2) * links_per_pair);
+    // Halving the groups cuts ⌊g/2⌋·⌈g/2⌉ group pairs, each joined by links_per_pair global links.
+    const long long pairs = static_cast<long long>(df.groups / 2) * ((df.groups + 1) / 2);
+    crossing = std::min(local, static_cast<double>(pairs) * links_per_pair);
   }
   topo.bisection = topo.nic_line_rate * crossing;
 }

@@ -71,7 +71,7 @@ std::vector<double> fit_axis(std::vector<double> values, bool log, Axis& axis) {
     }
     lo /= 1.08;
     hi *= 1.08;
-    const auto ticks = log_ticks(lo, hi);
+    auto ticks = log_ticks(lo, hi);
     axis.lo = std::min(lo, ticks.front());
     axis.hi = std::max(hi, ticks.back());
     axis.log = true;
@@ -87,7 +87,7 @@ std::vector<double> fit_axis(std::vector<double> values, bool log, Axis& axis) {
     lo -= pad;
     hi += pad;
   }
-  const auto ticks = nice_ticks(lo, hi);
+  auto ticks = nice_ticks(lo, hi);
   axis.lo = ticks.front();
   axis.hi = ticks.back();
   return ticks;

@@ -145,16 +145,16 @@ class Search {
       ++p.feasible;
       r.score = score(r.estimate, price_);
       offer_front(p.front, r);
-      offer_top(p.top, std::move(r));
+      offer_top(p.top, r);
     });
   }
 
-  void offer_top(std::vector<Ranked>& top, Ranked&& r) const {
+  void offer_top(std::vector<Ranked>& top, const Ranked& r) const {
     const auto before = [this](const Ranked& a, const Ranked& b) {
       return ranks_before(a.score, a.estimate, b.score, b.estimate, request_.objective);
     };
     if (static_cast<int>(top.size()) == request_.top_k && !before(r, top.back())) return;
-    top.insert(std::upper_bound(top.begin(), top.end(), r, before), std::move(r));
+    top.insert(std::upper_bound(top.begin(), top.end(), r, before), r);
     if (static_cast<int>(top.size()) > request_.top_k) top.pop_back();
   }
 

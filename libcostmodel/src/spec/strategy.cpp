@@ -103,7 +103,8 @@ void walk_division_rules(const Strategy& st, const ModelSpec& model, Fail&& fail
   }
   if (model.layers % (st.pp * st.vpp) != 0) {
     fail(kLayersIndivisible, [&] {
-      return "layers (" + str(model.layers) + ") not divisible by pp*vpp (" + str(st.pp * st.vpp) + ")";
+      return "layers (" + str(model.layers) + ") not divisible by pp*vpp (" +
+             str(static_cast<long long>(st.pp) * st.vpp) + ")";
     });
   }
   if (st.vpp > 1 && st.pp == 1) fail(kLayersIndivisible, [] { return std::string("vpp > 1 needs pp > 1"); });
