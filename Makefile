@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # costmodel: `make plan` runs the planner on the default example; `make test` checks everything CI checks
 # (.ci/run is exactly `make test`).
 BUILD ?= build

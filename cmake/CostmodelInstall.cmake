@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Install rules (only when costmodel is the top-level project, {fmt}'s convention): headers, the library,
 # the CLI as `costmodel`, the catalogs under share/costmodel/{data,models}, the CMake package
 # (costmodelConfig.cmake + version file exporting costmodel::costmodel) and costmodel.pc.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Warnings for every target of ours: -Wall -Wextra -Wpedantic, and -Werror with COSTMODEL_WERROR (`make test`).
 function(costmodel_set_warnings target)
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs whichever build dependencies of costmodel are missing (Debian packages only).
 # As root it runs apt-get; otherwise it prints the exact command to run and exits non-zero.
 set -euo pipefail

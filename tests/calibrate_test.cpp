@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // io/calibrate: reading nccl-tests logs (the published format, old versions, noise around the table,
 // truncated and garbled logs), the weighted alpha-beta fit, and the cluster constants that make the model
 // reproduce it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `costmodel calibrate` end to end: fits of nccl-tests logs (synthesized from known constants and the
 // hand-written fixtures), errors at the line of a broken log, and --emit-cluster feeding `estimate`.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad command-line values (issue 8): each exits 2 with one line on stderr naming the flag, and nothing on
 // stdout.
 

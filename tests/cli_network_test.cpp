@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `costmodel collective` and `costmodel topology` end to end: nccl-tests-style sweeps checked against
 // ../shared/reference/nccl-busbw.yaml, their usage errors, and the DGX SuperPOD switch counts.
 

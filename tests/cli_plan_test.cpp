@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `costmodel plan` driven through the real binary: DESIGN.md §3 flags, JSON shape, exit codes, determinism.
 
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Helpers for tests that drive the real `costmodel` binary (COSTMODEL_CLI_PATH):
 //   const auto result = costmodel::test::run_cli({"catalog", "gpus", "--format", "json"});

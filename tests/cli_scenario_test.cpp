@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `costmodel scenario` and `costmodel plan --plot` driven through the real binary: formats, -o, --plot,
 // exit codes and FILE:LINE:COL errors.
 

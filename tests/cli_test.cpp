@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `costmodel` binary end to end: dispatch, --help/--version, exit codes, `catalog`, --format and -o.
 
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Collective costs: calibration against nccl-tests (../shared/reference/nccl-busbw.yaml), NCCL's latency
 // model, the ring/tree crossover, and properties that hold for every input.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Hand-built inputs for the step-time terms' tests: a toy GPT and a GPU with round numbers, so that every
 // expected time can be derived by hand (no catalog, no GEMM size penalty).

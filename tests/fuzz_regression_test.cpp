@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inputs the fuzzers once crashed on (tests/fuzz/regressions/), replayed through every loader: only
 // costmodel::Error may come out, and its message is one line.
 

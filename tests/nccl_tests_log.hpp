@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Synthesizes the stdout of an nccl-tests binary from a known alpha-beta line, with multiplicative Gaussian
 // noise, in nccl-tests' exact format (src/common.cu: "%12li  %12li  %8s  %6s  %6i" then, per half,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Hand-built hardware for the network tests: datasheet numbers (NVIDIA A100/H100, ConnectX-6/7, Quantum
 // QM8700/QM9700) and the nccl-tests efficiencies of ../shared/reference/nccl-busbw.yaml, independent of the

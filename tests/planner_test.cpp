@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // search/objective and search/planner: pruning, ranking and ties, Pareto dominance, determinism across
 // thread counts, nothing feasible, fabric search and the deadline search.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // report/table: the table, CSV, JSON and markdown writers, checked byte for byte.
 
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Properties at scale (issue 8): seeded random valid inputs; every output finite and non-negative;
 // monotone in bandwidth, GPU count and HBM; a million GPUs and a 100-trillion-parameter model stay finite.
 

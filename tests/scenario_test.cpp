@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenarios: the six worked examples' key numbers (each with its derivation or source), and the loader's
 // errors at FILE:LINE:COL. Relations (800G never slower than 400G, ...) are preferred to absolute numbers;
 // the few absolute ones have ±10% bands so that recalibrating efficiencies does not break them needlessly.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // search/space: enumeration counts for small cases, derived by hand in the comments.
 
 #include <doctest/doctest.h>

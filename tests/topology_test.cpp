@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Topology sizing (inventory, diameter, bisection) and the paths communicators see.
 // Every expected number is derived by hand in the comment above it.
 #include <doctest/doctest.h>

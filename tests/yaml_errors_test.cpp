@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every file in tests/fixtures/bad/ is a bad input; its first line names the loader (`# kind: model`) and its
 // last line the exact one-line message expected (`# expect: FILE:LINE:COL: error: FIELD: MESSAGE`), FILE
 // standing for the fixture's path.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // costmodel: `costmodel <command> [options]`. Dispatches to a command and maps its failures to the exit codes
 // of DESIGN.md §3: 0 success, 1 internal error, 2 bad input or usage, 3 nothing feasible.
 

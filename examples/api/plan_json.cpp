@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The planner through the API, printing exactly what `costmodel plan --format json` prints for
 //   costmodel plan --model gpt3-175b --global-batch 1536 --tokens 300e9 --format json
 // (the default cluster: 1,024 A100-80GB, 8 per node, 8 x HDR 200G per node, non-blocking fat-tree).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A procurement tool built on the installed costmodel package: given price quotes for GPUs and switches and a
 // deadline to train a token budget, which fabric meets the deadline for the least capital expense?
 //

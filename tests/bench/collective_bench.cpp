@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One collective-cost evaluation (fixed algorithm and Auto), and the path query, on a 1,024-GPU H100 cluster.
 #include <benchmark/benchmark.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Planner speed (issue 5): one Estimator::evaluate of a prepared configuration (target <= 200 ns), the
 // enumeration alone, and the whole planner in configurations per second for GPT-3 175B on 4,096 A100-80GB
 // (target >= 2.5 million per second per core).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the catalog loaders (gpus, links, switches) and the published-runs loader, chosen by
 // the first byte.
 #include "costmodel/io/runs.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the cluster loader, then fabric sizing on whatever it accepts.
 #include "costmodel/io/load.hpp"
 #include "costmodel/network/topology.hpp"

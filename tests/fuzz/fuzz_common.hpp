@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shared pieces of the libFuzzer harnesses: the input as text or as a temporary file, and the rule that only
 // costmodel::Error may escape a loader (anything else -- a YAML exception, std::out_of_range, a crash -- is

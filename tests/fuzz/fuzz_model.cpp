@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the model loader, then the model math on whatever it accepts.
 #include <cmath>
 

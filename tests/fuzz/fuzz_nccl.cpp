@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the nccl-tests log parser, then the alpha-beta fit on whatever it accepts.
 #include "costmodel/io/nccl_tests.hpp"
 #include "fuzz_common.hpp"

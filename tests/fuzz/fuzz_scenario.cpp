@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the scenario loader (runs nothing: a sweep could legitimately take long).
 #include "costmodel/io/scenario.hpp"
 #include "fuzz_common.hpp"

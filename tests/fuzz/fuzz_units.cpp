@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the unit parser, for every dimension.
 #include <cmath>
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers of the package tests (run with cmake -P).
 
 # run(<what> COMMAND...): runs the command, fails the test with its output unless it exits 0; the output is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installs the outer build into a temporary prefix, checks the package's files, builds examples/api against
 # it with find_package(costmodel), runs the installed CLI and the example without $COSTMODEL_DATA_DIR, then
 # moves the prefix and runs both again (catalogs found beside the executable).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Builds tests/package/subdir, a project that adds costmodel's source tree with add_subdirectory, and runs it.
 # -D: COSTMODEL_SOURCE_DIR WORK_DIR GENERATOR CXX_COMPILER
 include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)

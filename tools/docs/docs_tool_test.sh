@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Tests of costmodel-docs (CTest: docs_tool). Fast: at most a few runs of one `costmodel plan`.
 #  1. A copy of README.md passes `--check` on its first generated block, still passes with a timing in
 #     that block changed, and fails, with a diff showing the line, once a digit in it is doctored.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The [cluster], [model] and [training] flags of DESIGN.md §3, shared by the commands.
 

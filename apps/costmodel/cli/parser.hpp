@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The `costmodel` CLI's command signature and option parsing (DESIGN.md §3).
 //

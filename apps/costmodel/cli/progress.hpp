@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A progress bar on stderr for the long-running commands (plan, scenario).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where a command's data goes: --format and -o (DESIGN.md §3).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `costmodel calibrate LOG... [cluster] [--op NAME] [--line-rate BW] [--emit-cluster FILE.yaml]`: fit alpha
 // (s) and beta (s/B) per collective to nccl-tests logs, with R², the worst point, the bandwidth they imply
 // and the efficiency against the line rate; --emit-cluster writes the cluster with the measured constants,

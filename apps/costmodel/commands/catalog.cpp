@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `costmodel catalog [gpus|links|switches|models|topologies]`: the catalogs with every number.
 
 #include <algorithm>

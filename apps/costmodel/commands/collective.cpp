@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `costmodel collective`: the alpha-beta cost of one collective over a sweep of message sizes, with
 // nccl-tests' columns (size, count, time_us, algbw_GBps, busbw_GBps) so it lies beside real nccl-tests
 // output, plus the algorithm chosen and the latency and bandwidth terms.

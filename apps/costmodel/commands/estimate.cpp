@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `costmodel estimate`: one parallel configuration -> step time, breakdown, memory, MFU, days and cost.
 
 #include <string>

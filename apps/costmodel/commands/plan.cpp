@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `costmodel plan [cluster] [model] [training] [pins] [--top K] [--rank-by time|cost|switches] [--pareto]`:
 // every valid parallel configuration (and fabric, and GPU count) ranked; exit 3 when nothing is feasible.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `costmodel scenario FILE.yaml [--format ...] [-o FILE] [--plot FILE.svg]`: what-if sweeps and comparisons,
 // one row per case with its best configuration and the change against the baseline case.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `costmodel topology [cluster] [--topology all|NAME]`: what the scale-out fabric takes to build (switches
 // per tier, links, transceivers, NICs, cables), its capex and power, diameter and bisection. With
 // `--topology all`, every topology side by side for the same GPUs; one that cannot be built at that size

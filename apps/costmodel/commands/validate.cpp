@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `costmodel validate [RUNS.yaml]`: predicted vs published training runs, with error statistics.
 
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // costmodel: every public header at once. A program can build a ClusterSpec and ModelSpec in code (or load
 // them), call estimate(), run plan(), size a topology, cost one collective and render the results:

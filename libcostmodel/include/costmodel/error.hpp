@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // costmodel::Error: the one exception type the library throws. The CLI maps its kind to an exit code.
 

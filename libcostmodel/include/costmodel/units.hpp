@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Strong quantity types stored in SI units, and the parser for unit strings ("400Gbps", "80GiB", "1.5us").
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Private to estimate/: what the communication terms share (a collective's time, overlap with compute).
 

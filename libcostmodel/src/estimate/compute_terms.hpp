@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Private to estimate/: the compute terms of compute.hpp, inline. compute.cpp defines the public functions
 // from them, and step.cpp evaluates stage() in place: a call there costs about 5% of evaluate_checked (the

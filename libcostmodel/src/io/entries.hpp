@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Readers of one catalog entry (GPU, link, switch, model) from a YAML mapping (private). The same readers
 // serve the catalogs and the inline entries of cluster files; with a `base`, every field is an override.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Strict YAML access for every loader (private): each mapping is read through a YamlMap that knows its
 // file and dotted field path, turns every problem into costmodel::Error at FILE:LINE:COL, and at finish()

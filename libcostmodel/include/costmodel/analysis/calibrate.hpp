@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Calibration from nccl-tests measurements: fit the alpha-beta line t(n) = alpha + beta·n per collective by
 // weighted least squares, and turn the fit into the cluster constants (latency, bandwidth, efficiency) under

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One collective over a sweep of message sizes (`costmodel collective`, nccl-tests' -b/-e/-f): time, algbw
 // and busbw per size on one communicator, and where the ring overtakes the tree.

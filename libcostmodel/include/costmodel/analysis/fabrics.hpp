@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Every scale-out fabric for the same GPUs, link and switch: each sized, or the reason it cannot be built at
 // that size (`costmodel topology --topology all`).

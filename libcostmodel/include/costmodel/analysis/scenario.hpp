@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What-if scenarios (DESIGN.md §4): every combination of a variant and the swept values is one case; each
 // case runs the planner (pinned knobs stay pinned) and keeps its best configurations, with the baseline case

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Predicted vs published (the runs of data/published-runs.yaml, read by io/runs.hpp): each run's stated knobs
 // pinned, the rest chosen by the planner, compared with the measured TFLOP/s per GPU in the source's FLOP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Compute time of the transformer's operations on one GPU: a roofline with a shape-dependent GEMM efficiency,
 // and the per-layer and per-stage compute of one configuration built from it.

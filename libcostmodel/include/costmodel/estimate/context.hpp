@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Context parallelism: the ring-attention exchange of K/V blocks (Liu et al. 2023).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Data parallelism: the gradient exchange under ZeRO 0-3 and gradient compression, its overlap with the
 // backward pass, and the optimizer step (Rajbhandari et al. 2020; Megatron-LM's distributed optimizer).

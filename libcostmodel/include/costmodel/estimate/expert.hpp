@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Expert parallelism: the dispatch and combine all-to-alls of the MoE layers (Lepikhin et al. 2020).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What every step-time term reads: the model's numbers prepared once, the split's communicator paths, and one
 // configuration's plain numbers (StepInputs), so that each term is a pure function of plain data.

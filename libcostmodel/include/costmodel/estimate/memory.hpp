@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Memory per GPU of one parallel configuration: weights, gradients, optimizer states, activations
 // (Estimator::memory(), defined in memory.cpp).

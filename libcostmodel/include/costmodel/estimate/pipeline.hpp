@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Pipeline parallelism: activations and gradients between stages, and the 1F1B / interleaved bubble
 // (Narayanan et al. 2021).

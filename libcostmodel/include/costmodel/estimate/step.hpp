@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The step-time model: one parallel configuration of a model on a cluster -> step time with its breakdown,
 // memory per GPU, MFU, tokens/s and, given a token budget, days and dollars to train. Orchestration only:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Loading the catalogs (spec/catalog.hpp): data/gpus.yaml, data/links.yaml, data/switches.yaml and
 // models/*.yaml, strictly.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Writing a cluster back as a cluster file (DESIGN.md §4), e.g. after calibration.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Hugging Face transformers `config.json` files as models: the decoder-only families of the catalog (Llama,
 // Mistral, Mixtral, Qwen2/2.5/3 dense and MoE, GPT-NeoX, OPT, Falcon), their fields mapped onto the model

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Strict loading of the user's YAML files (models, clusters) and of cluster options given as flags.
 // Errors: FILE:LINE:COL: error: FIELD: MESSAGE, with "did you mean" for unknown keys and names.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // nccl-tests logs: the standard stdout of all_reduce_perf, all_gather_perf, reduce_scatter_perf,
 // alltoall_perf, sendrecv_perf, broadcast_perf (and reduce_perf), read into analysis/calibrate.hpp's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Published training runs (data/published-runs.yaml): what was run and what was measured, for
 // `costmodel validate` and calibration.

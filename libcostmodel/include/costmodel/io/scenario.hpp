@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Scenario files (DESIGN.md §4): a YAML file with `base:` (cluster, model, training, planner) and any of
 // `sweep:` (dotted field paths -> lists of values, cartesian product), `compare:` (named variants, each a

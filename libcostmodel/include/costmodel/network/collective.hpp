@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Closed-form alpha-beta cost of every collective LLM training issues, per algorithm, on a LinkPath.
 

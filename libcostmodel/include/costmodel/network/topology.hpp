@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Fabrics: the scale-up domain (NVLink/NVSwitch) and the scale-out topologies; their sizing (Inventory),
 // diameter and bisection, and the path a communicator of given size and stride sees at each level.

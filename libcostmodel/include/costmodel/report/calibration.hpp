@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What `costmodel calibrate` prints: per collective, algorithm and rank count, the alpha-beta fit (alpha,
 // beta, R², the worst point), the bandwidth it implies, the efficiency and the cluster constants.

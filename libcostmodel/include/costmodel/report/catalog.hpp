@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What `costmodel catalog` prints: every catalog with every number (SI under unit-suffixed keys for
 // machines, readable units for people), and a summary of each catalog's names.

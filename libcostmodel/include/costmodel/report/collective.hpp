@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What `costmodel collective` prints: nccl-tests' columns (size, count, time_us, algbw_GBps, busbw_GBps)
 // plus the algorithm chosen and the latency and bandwidth terms, so it lies beside real nccl-tests output.

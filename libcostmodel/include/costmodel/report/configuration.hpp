@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Rendering of step estimates (DESIGN.md §3 configuration objects) shared by `estimate`, `plan`, `validate`,
 // scenarios and the API examples.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A JSON value with ordered object keys, and its writer. Non-finite numbers are written as null, so no output
 // ever holds NaN; strings are written as valid UTF-8 (invalid bytes become U+FFFD).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What `costmodel plan` prints: the ranked configurations, the Pareto front and the search summary, in every
 // format; the same functions serve API users (examples/api reproduces `plan --format json`).

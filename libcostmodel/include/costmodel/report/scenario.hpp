@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What `costmodel scenario` prints: one row per case (and per rank when top > 1) with the swept values, the
 // chosen columns and the changes against the baseline; the JSON document; the sweep as a chart.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A small SVG chart writer of our own (no dependency): line charts over categories (a metric against a swept
 // value, one line per variant) and scatter charts (the planner's Pareto front, marker size as a third

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One column model for every report: a Table holds SI values; each Column says how machines (json, csv) name
 // it and how people (table, markdown) read it. write_table() applies the column's audience and scale, so a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What `costmodel topology` prints: one fabric's inventory, capex, power, diameter and bisection, or every
 // fabric side by side (analysis/fabrics.hpp).

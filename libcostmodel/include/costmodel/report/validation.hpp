@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What `costmodel validate` prints: each run's measured and predicted TFLOP/s per GPU (in the source's FLOP
 // convention), the error, the split the planner chose, and the error statistics.

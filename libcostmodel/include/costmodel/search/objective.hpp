@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the planner ranks by: step time, cost or switch count, with a deterministic total order over
 // configurations for ties, and Pareto dominance over (step time, cost, switches).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The planner: enumerate every candidate of the search space on every candidate fabric (and GPU count),
 // reject invalid splits, prune by the memory pre-check, estimate the rest, and keep the top K by an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The planner's search space as plain data, and the enumeration of every candidate Strategy in it.
 //

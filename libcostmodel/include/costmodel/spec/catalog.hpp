@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The catalogs in memory: every GPU, link, switch and model entry, looked up by name. Loading them from
 // data/*.yaml and models/*.yaml is io/catalog.hpp's job.

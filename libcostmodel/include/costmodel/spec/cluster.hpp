@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // ClusterSpec: GPUs, their scale-up domain and the scale-out fabric; and where each rank lands.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The names of the collectives and of the algorithms that carry them out: plain vocabulary shared by the
 // training settings (which algorithm the DP and TP exchanges use) and the network model that costs them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Hardware catalogs' plain data: GPUs, network links and switches (data/gpus.yaml, links.yaml,
 // switches.yaml).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // ModelSpec: a transformer architecture (models/*.yaml), its exact parameter count, FLOPs per token and
 // activation memory per layer.

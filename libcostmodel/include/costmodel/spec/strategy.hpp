@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Strategy: one parallel execution of a model on a cluster (Calculon's "execution").
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // TrainingSpec: what a training run sets beside the model and the cluster (batch, precision, token budget,
 // compression, kernels, collective algorithms) and the knobs a user or a source pins (the planner chooses
