@@ -64,15 +64,17 @@ TEST_CASE("a failed write leaves no file and exits 2") {
   const auto result = run_cli({"catalog", "gpus", "-o", "/nonexistent-dir/gpus.json"});
   CHECK(result.exit_code == 2);
   CHECK(result.err ==
-        "costmodel catalog: error: -o: cannot write '/nonexistent-dir/gpus.json': No such file or "
-        "directory\n");
+        "costmodel catalog: error: -o: cannot write '/nonexistent-dir/gpus.json': no such directory "
+        "'/nonexistent-dir'\n");
 }
 
-TEST_CASE("estimate: a split that does not fit still prints, with the overflowing term") {
+TEST_CASE("estimate: a split that does not fit still prints, with the overflowing term, and exits 3") {
   const auto result = run_cli({"estimate", "--model", "gpt3-175b", "--gpus", "1024", "--tp", "8", "--pp", "1",
                                "--dp", "128", "--global-batch", "1536", "--recompute", "none"});
-  CHECK(result.exit_code == 0);
+  CHECK(result.exit_code == 3);
   CHECK(result.out.find("no, largest term: optimizer") != std::string::npos);
+  CHECK(result.err.rfind("costmodel estimate: error: does not fit: needs ", 0) == 0);
+  CHECK(result.err.find("largest term: optimizer") != std::string::npos);
 }
 
 TEST_CASE("a model file with a misspelled key exits 2 naming FILE:LINE:COL and the right key") {

@@ -131,8 +131,9 @@ TEST_CASE("collective: table and csv formats") {
   const CliResult csv =
       run_cli(with({"collective", "--op", "allreduce", "--max-bytes", "64B", "--format", "csv"}, kDgxH100));
   REQUIRE(csv.exit_code == 0);
-  CHECK(csv.out.rfind("size,count,time_us,algbw_GBps,busbw_GBps,algorithm,latency_us,bandwidth_us\n", 0) ==
-        0);
+  CHECK(csv.out.rfind(
+            "size,count,time_us,algbw_GBps,busbw_GBps,algorithm,latency_us,bandwidth_us,schema_version\n",
+            0) == 0);
   CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 5);  // header + 8, 16, 32, 64 B
 }
 

@@ -62,7 +62,7 @@ const std::string kConfiguration =
     "{tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,recompute,zero,dtype,sequence_parallel,overlap,compression,"
     "topology,oversubscription,step_time_s,tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,hfu,"
     "memory_per_gpu_bytes,fits_memory,breakdown,memory,training_days,cost_usd,energy_kwh,switches,"
-    "network_cost_usd,power_w}\n";
+    "network_cost_usd,power_w,schema_version}\n";
 const std::string kBreakdown =
     "{compute_s,tp_comm_s,cp_comm_s,ep_comm_s,pp_comm_s,pp_bubble_s,dp_comm_s,dp_comm_exposed_s,optimizer_s}"
     "\n";
@@ -85,14 +85,15 @@ const std::vector<std::string> kEstimate = {
 TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
   CHECK(json_shape(with(kEstimate, {"--format", "json"})) == configuration_at(""));
   CHECK(json_shape(with(kPlan, {"--format", "json"})) ==
-        "{configs,pareto,evaluated,feasible,elapsed_s,rejected,skipped_topologies}\n" +
+        "{configs,pareto,evaluated,feasible,elapsed_s,rejected,skipped_topologies,schema_version}\n" +
             configuration_at("configs[].") + configuration_at("pareto[].") +
             "rejected.{bad_product,heads_indivisible,layers_indivisible,batch_indivisible,seq_indivisible,"
             "experts_indivisible,dtype_unsupported,bad_degree,out_of_memory,deadline_missed}\n");
   CHECK(
       csv_header(with(kPlan, {"--format", "csv"})) ==
       "rank,tp,pp,dp,cp,ep,vpp,micro_batch,recompute,zero,sequence_parallel,overlap,topology,step_time_s,"
-      "model_tflops_per_gpu,mfu,memory_per_gpu_gib,fits_memory,comm_share,training_days,cost_musd,switches");
+      "model_tflops_per_gpu,mfu,memory_per_gpu_bytes,fits_memory,comm_share,training_days,cost_usd,switches,"
+      "schema_version");
   CHECK(csv_header(with(kEstimate, {"--format", "csv"})) == "key,value");
 }
 
@@ -100,10 +101,10 @@ TEST_CASE("collective: nccl-tests' columns") {
   const std::vector<std::string> args = {"collective", "--op",        "allreduce", "--gpus",
                                          "16",         "--max-bytes", "1MiB"};
   CHECK(json_shape(with(args, {"--format", "json"})) ==
-        "{op,algo,ranks,stride,nodes,topology,ring_tree_crossover_bytes,rows}\n"
+        "{op,algo,ranks,stride,nodes,topology,ring_tree_crossover_bytes,rows,schema_version}\n"
         "rows[].{size,count,time_us,algbw_GBps,busbw_GBps,algorithm,latency_us,bandwidth_us}\n");
   CHECK(csv_header(with(args, {"--format", "csv"})) ==
-        "size,count,time_us,algbw_GBps,busbw_GBps,algorithm,latency_us,bandwidth_us");
+        "size,count,time_us,algbw_GBps,busbw_GBps,algorithm,latency_us,bandwidth_us,schema_version");
 }
 
 TEST_CASE("topology: inventory of one fabric and of all") {
@@ -112,11 +113,12 @@ TEST_CASE("topology: inventory of one fabric and of all") {
       "links,"
       "global_links,direct_links,optical_transceivers,nics,cables,scale_up_domains,capex_usd,power_w,"
       "diameter_hops,bisection_Bps,note}\n";
-  CHECK(json_shape({"topology", "--gpus", "1024", "--format", "json"}) == row);
+  const std::string keys = row.substr(1, row.size() - 3);
+  CHECK(json_shape({"topology", "--gpus", "1024", "--format", "json"}) == "{" + keys + ",schema_version}\n");
   CHECK(json_shape({"topology", "--gpus", "1024", "--topology", "all", "--format", "json"}) ==
-        "{gpus,gpu,link,switch,topologies}\ntopologies[]." + row);
+        "{gpus,gpu,link,switch,topologies,schema_version}\ntopologies[]." + row);
   CHECK(csv_header({"topology", "--gpus", "1024", "--topology", "all", "--format", "csv"}) ==
-        row.substr(1, row.size() - 3));
+        keys + ",schema_version");
 }
 
 TEST_CASE("catalog: every catalog's fields") {
@@ -144,36 +146,37 @@ TEST_CASE("catalog: every catalog's fields") {
                                                           {"topologies", "name,description"}};
   for (const auto& [name, keys] : catalogs) {
     CAPTURE(name);
-    CHECK(csv_header({"catalog", name, "--format", "csv"}) == keys);
-    CHECK(json_shape({"catalog", name, "--format", "json"}) == "[]{" + keys + "}\n");
+    CHECK(csv_header({"catalog", name, "--format", "csv"}) == keys + ",schema_version");
+    CHECK(json_shape({"catalog", name, "--format", "json"}) == "[]{" + keys + ",schema_version}\n");
   }
-  CHECK(json_shape({"catalog", "--format", "json"}) == "[]{catalog,count,names}\n");
+  CHECK(json_shape({"catalog", "--format", "json"}) == "[]{catalog,count,names,schema_version}\n");
 }
 
 TEST_CASE("validate, calibrate and scenario") {
   const std::string runs = std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/published-runs.yaml";
   const std::string validate_row =
-      "id,gpu,gpus,convention,measured_tflops_per_gpu,predicted_tflops_per_gpu,error_pct,split,recompute,"
+      "id,gpu,gpus,convention,measured_tflops_per_gpu,predicted_tflops_per_gpu,error,split,recompute,"
       "zero,"
       "measured_days,predicted_days";
   CHECK(json_shape({"validate", runs, "--format", "json"}) ==
-        "{runs,median_abs_error,mean_abs_error,max_abs_error}\nruns[].{" + validate_row + "}\n");
-  CHECK(csv_header({"validate", runs, "--format", "csv"}) == validate_row);
+        "{runs,median_abs_error,mean_abs_error,max_abs_error,schema_version}\nruns[].{" + validate_row +
+            "}\n");
+  CHECK(csv_header({"validate", runs, "--format", "csv"}) == validate_row + ",schema_version");
 
   const std::string log = std::string(COSTMODEL_TEST_FIXTURES) + "/nccl/multinode_run.txt";
   const std::string calibrate_row =
       "collective,algorithm,ranks,nodes,points,alpha_s,beta_s_per_B,r_squared,worst_size_B,worst_residual,"
       "algbw_Bps,busbw_Bps,efficiency,level,line_rate_busbw_Bps,latency_s,device,wrong";
-  CHECK(json_shape({"calibrate", log, "--format", "json"}) == "[]{" + calibrate_row + "}\n");
-  CHECK(csv_header({"calibrate", log, "--format", "csv"}) == calibrate_row);
+  CHECK(json_shape({"calibrate", log, "--format", "json"}) == "[]{" + calibrate_row + ",schema_version}\n");
+  CHECK(csv_header({"calibrate", log, "--format", "csv"}) == calibrate_row + ",schema_version");
 
   const std::string scenario = std::string(COSTMODEL_TEST_SOURCE_DIR) + "/examples/compression.yaml";
   CHECK(
       csv_header({"scenario", scenario, "--format", "csv"}) ==
       "variant,training.overlap,training.compression,split,zero,step_time_s,mfu,dp_comm_s,dp_comm_exposed_s,"
-      "optimizer_s,comm_share,training_days,cost_usd,speedup,cost_delta,note");
+      "optimizer_s,comm_share,training_days,cost_usd,speedup,cost_delta,note,schema_version");
   CHECK(json_shape({"scenario", scenario, "--format", "json"}) ==
-        "{scenario,dimensions,rows,elapsed_s}\n"
+        "{scenario,dimensions,rows,elapsed_s,schema_version}\n"
         "rows[].{variant,training.overlap,training.compression,configurations,evaluated,feasible,comm_share,"
         "transceivers,diameter,network_power_w,speedup,cost_delta,switches_delta,network_cost_delta_usd,"
         "network_power_delta_w,power_delta_w,baseline_row,note}\n" +

@@ -13,6 +13,7 @@
 using costmodel::Column;
 using costmodel::Format;
 using costmodel::Json;
+using costmodel::kSchemaVersion;
 using costmodel::Table;
 
 namespace {
@@ -83,11 +84,11 @@ TEST_CASE("table: header with units, a rule, numbers right-aligned, null as -") 
         "dense peaks\n");
 }
 
-TEST_CASE("csv: keys as headers, full precision, empty for null") {
+TEST_CASE("csv: keys as headers, full precision, empty for null, schema_version last") {
   CHECK(render(small_table(), Format::kCsv) ==
-        "name,hbm_bandwidth_Bps,domain,fp8,nvls\n"
-        "a100-80gb,2039,8,,false\n"
-        "h100-sxm,3352.5,8,989.4,true\n");
+        "name,hbm_bandwidth_Bps,domain,fp8,nvls,schema_version\n"
+        "a100-80gb,2039,8,,false,2\n"
+        "h100-sxm,3352.5,8,989.4,true,2\n");
 }
 
 TEST_CASE("json: an array of objects keyed by column key") {
@@ -98,14 +99,16 @@ TEST_CASE("json: an array of objects keyed by column key") {
         "    \"hbm_bandwidth_Bps\": 2039,\n"
         "    \"domain\": 8,\n"
         "    \"fp8\": null,\n"
-        "    \"nvls\": false\n"
+        "    \"nvls\": false,\n"
+        "    \"schema_version\": 2\n"
         "  },\n"
         "  {\n"
         "    \"name\": \"h100-sxm\",\n"
         "    \"hbm_bandwidth_Bps\": 3352.5,\n"
         "    \"domain\": 8,\n"
         "    \"fp8\": 989.4,\n"
-        "    \"nvls\": true\n"
+        "    \"nvls\": true,\n"
+        "    \"schema_version\": 2\n"
         "  }\n"
         "]\n");
 }
@@ -134,17 +137,18 @@ TEST_CASE("csv quotes fields holding a comma, a quote or a line break (RFC 4180)
   table.columns = {Column{"a,b", "", "", 1.0, 4}, Column{"plain", "", "", 1.0, 4}};
   table.rows = {{Json("say \"hi\""), Json("x")}, {Json("one\ntwo"), Json("1,5")}, {Json("cr\r"), Json("")}};
   CHECK(render(table, Format::kCsv) ==
-        "\"a,b\",plain\n"
-        "\"say \"\"hi\"\"\",x\n"
-        "\"one\ntwo\",\"1,5\"\n"
-        "\"cr\r\",\n");
+        "\"a,b\",plain,schema_version\n"
+        "\"say \"\"hi\"\"\",x,2\n"
+        "\"one\ntwo\",\"1,5\",2\n"
+        "\"cr\r\",,2\n");
 }
 
 TEST_CASE("csv and json keep full precision") {
   Table table;
   table.columns = {Column{"x", "x", "", 1.0, 2}};
   table.rows = {{Json(0.1)}, {Json(1.0 / 3.0)}, {Json(123456789.123)}, {Json(1e300)}, {Json(5e-324)}};
-  CHECK(render(table, Format::kCsv) == "x\n0.1\n0.3333333333333333\n123456789.123\n1e+300\n5e-324\n");
+  CHECK(render(table, Format::kCsv) ==
+        "x,schema_version\n0.1,2\n0.3333333333333333,2\n123456789.123,2\n1e+300,2\n5e-324,2\n");
   const std::string json = render(table, Format::kJson);
   CHECK(json.find("0.3333333333333333") != std::string::npos);
   CHECK(json.find("123456789.123") != std::string::npos);
@@ -214,7 +218,10 @@ TEST_CASE("write_document: scalars as key/value, nested objects dotted, arrays o
       .set("breakdown", Json::object().set("compute_s", 0.75))
       .set("configs", configs);
 
-  CHECK(render(document, Format::kJson) == document.dump(2) + "\n");
+  // Machines get the document with schema_version appended; people do not.
+  Json versioned = document;
+  versioned.set("schema_version", kSchemaVersion);
+  CHECK(render(document, Format::kJson) == versioned.dump(2) + "\n");
   CHECK(render(document, Format::kTable) ==
         "key                  value\n"
         "-------------------  -----\n"
@@ -230,6 +237,7 @@ TEST_CASE("write_document: scalars as key/value, nested objects dotted, arrays o
         "key,value\n"
         "evaluated,12\n"
         "breakdown.compute_s,0.75\n"
+        "schema_version,2\n"
         "\n"
         "tp,step_time_s\n"
         "8,1.25\n"

@@ -48,8 +48,15 @@ OutputSink::OutputSink(const OutputOptions& options, Context context, std::strin
     : format_(options.format), context_(std::move(context)), flag_(std::move(flag)), path_(options.path) {
   if (path_.empty()) return;
   const std::filesystem::path target(path_);
-  if (!target.has_filename()) throw usage_error(context_, flag_, "'" + path_ + "' is not a file name");
+  std::error_code ec;
+  if (!target.has_filename() || std::filesystem::is_directory(target, ec)) {
+    throw usage_error(context_, flag_, "'" + path_ + "' is a directory, not a file name");
+  }
   const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
+  if (!std::filesystem::is_directory(folder, ec)) {
+    throw usage_error(context_, flag_,
+                      "cannot write '" + path_ + "': no such directory '" + folder.string() + "'");
+  }
   // A hidden sibling, so the rename stays within one file system. (Built by append: GCC 12 warns
   // falsely about `"literal" + std::string&&` under -O2 -Wrestrict.)
   std::string temp_name(".");
@@ -102,14 +109,12 @@ void OutputSink::commit() {
   committed_ = true;
 }
 
-void emit(const OutputOptions& options, const Context& context, const Table& table) {
-  OutputSink sink(options, context);
+void emit(OutputSink& sink, const Table& table) {
   write_table(sink.stream(), table, sink.format());
   sink.commit();
 }
 
-void emit(const OutputOptions& options, const Context& context, const Json& document) {
-  OutputSink sink(options, context);
+void emit(OutputSink& sink, const Json& document) {
   write_document(sink.stream(), document, sink.format());
   sink.commit();
 }

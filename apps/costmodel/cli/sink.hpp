@@ -22,7 +22,8 @@ void add_output_options(po::options_description& options);
 
 /// Where a command's data goes: stdout, or for -o FILE a temporary file in FILE's folder renamed to FILE
 /// by commit(), so an error never leaves a partial file. Failing to write is a usage error (exit 2) naming
-/// `flag` (-o, --plot, --emit-cluster).
+/// `flag` (-o, --plot, --emit-cluster). Commands create their sinks before any work, so that a missing
+/// directory, a directory given as a file or an unwritable file is reported at once.
 class OutputSink {
  public:
   OutputSink(const OutputOptions& options, Context context, std::string flag = "-o");
@@ -45,8 +46,8 @@ class OutputSink {
   bool committed_ = false;
 };
 
-/// Writes `table` / `document` in the chosen format to the chosen place, and commits.
-void emit(const OutputOptions& options, const Context& context, const Table& table);
-void emit(const OutputOptions& options, const Context& context, const Json& document);
+/// Writes `table` / `document` in the sink's format, and commits.
+void emit(OutputSink& sink, const Table& table);
+void emit(OutputSink& sink, const Json& document);
 
 }  // namespace costmodel::cli

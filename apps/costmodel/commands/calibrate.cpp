@@ -75,13 +75,15 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
   add_output_options(parser.options());
   if (!parser.parse(args)) return 0;
   const auto& values = parser.values();
-  const OutputOptions output = read_output_options(values, context);
+  OutputSink output(read_output_options(values, context), context);
   const ClusterArgs cluster_args = read_cluster_args(values, context);
   if (!values.count("log")) throw usage_error(context, "LOG", "expected at least one nccl-tests log");
   const auto paths = values["log"].as<std::vector<std::string>>();
   const std::optional<Collective> op = op_option(values, context);
   const std::optional<BytesPerSecond> line_rate = line_rate_option(values, context);
   const auto emit_path = string_option(values, "emit-cluster");
+  std::optional<OutputSink> emit_sink;  // opened before any work, so that a bad path fails at once
+  if (emit_path) emit_sink.emplace(OutputOptions{Format::kTable, *emit_path}, context, "--emit-cluster");
 
   std::vector<NcclTestsLog> logs;
   for (const auto& path : paths) {
@@ -112,12 +114,11 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
     if (const auto reasons = validate(*calibration.calibrated); !reasons.empty()) {
       throw Error("the calibrated cluster is not usable: " + reasons.front());
     }
-    OutputSink sink(OutputOptions{Format::kTable, *emit_path}, context, "--emit-cluster");
-    sink.stream() << cluster_yaml(*calibration.calibrated, calibration.comment);
-    sink.commit();
+    emit_sink->stream() << cluster_yaml(*calibration.calibrated, calibration.comment);
+    emit_sink->commit();
     table.notes.push_back("wrote " + *emit_path + " (use it with --cluster)");
   }
-  emit(output, context, table);
+  emit(output, table);
   return 0;
 }
 

@@ -21,7 +21,7 @@ int run_catalog(const std::vector<std::string>& args, const Context& context) {
   parser.add_positional("catalog", po::value<std::string>()->value_name("CATALOG"), 1);
   add_output_options(parser.options());
   if (!parser.parse(args)) return 0;
-  const OutputOptions output = read_output_options(parser.values(), context);
+  OutputSink output(read_output_options(parser.values(), context), context);
 
   const auto which = string_option(parser.values(), "catalog");
   const auto& names = catalog_names();
@@ -32,7 +32,7 @@ int run_catalog(const std::vector<std::string>& args, const Context& context) {
   }
   // The topologies are the model's own: no catalog file needed.
   const Catalog catalog = which == "topologies" ? Catalog{} : load_catalog();
-  emit(output, context, which ? catalog_table(*which, catalog) : catalog_summary_table(catalog));
+  emit(output, which ? catalog_table(*which, catalog) : catalog_summary_table(catalog));
   return 0;
 }
 

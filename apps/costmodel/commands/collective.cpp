@@ -98,7 +98,7 @@ int run_collective(const std::vector<std::string>& args, const Context& context)
   const int stride = positive_int(values, "stride", context).value_or(1);
   const auto ranks_flag = positive_int(values, "ranks", context);
   const ClusterArgs cluster_args = read_cluster_args(values, context);
-  const OutputOptions output = read_output_options(values, context);
+  OutputSink output(read_output_options(values, context), context);
 
   const ClusterSpec cluster = make_cluster(cluster_args, load_catalog());
   const int ranks = ranks_flag.value_or(cluster.gpus / stride);
@@ -127,10 +127,10 @@ int run_collective(const std::vector<std::string>& args, const Context& context)
     if (e.field() != "algorithm") throw;
     throw usage_error(context, "--algo", e.message(), "use --algo auto to let the model choose");
   }
-  if (output.format == Format::kJson) {
-    emit(output, context, collective_json(sweep, cluster));
+  if (output.format() == Format::kJson) {
+    emit(output, collective_json(sweep, cluster));
   } else {
-    emit(output, context, collective_table(sweep, cluster));
+    emit(output, collective_table(sweep, cluster));
   }
   return 0;
 }

@@ -23,7 +23,7 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
   const auto& values = parser.values();
   const ClusterArgs cluster_args = read_cluster_args(values, context);
   const TrainingArgs training = read_training_args(values, context);
-  const OutputOptions output = read_output_options(values, context);
+  OutputSink output(read_output_options(values, context), context);
   for (const char* required : {"tp", "pp", "dp"}) {
     if (!values.count(required)) {
       throw usage_error(context, std::string("--") + required,
@@ -39,11 +39,14 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
   }
 
   const StepEstimate e = estimate(model, cluster, strategy, estimate_options(training.training));
-  if (output.format == Format::kJson || output.format == Format::kCsv) {
-    emit(output, context, configuration_json(e));
+  if (output.format() == Format::kJson || output.format() == Format::kCsv) {
+    emit(output, configuration_json(e));
   } else {
-    emit(output, context, estimate_table(e, model, cluster));
+    emit(output, estimate_table(e, model, cluster));
   }
+  // A configuration that does not fit is printed (fits: no, and the term that overflows) and exits 3.
+  if (!e.fits_memory)
+    throw Error("does not fit: " + join(explain(e, model, cluster), "; "), ErrorKind::kInfeasible);
   return 0;
 }
 

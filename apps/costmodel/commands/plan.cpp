@@ -3,6 +3,7 @@
 // every valid parallel configuration (and fabric, and GPU count) ranked; exit 3 when nothing is feasible.
 
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -127,8 +128,12 @@ int run_plan(const std::vector<std::string>& args, const Context& context) {
   add_plan_options(parser.options());
   add_output_options(parser.options());
   if (!parser.parse(args)) return 0;
+  // Output files are opened before any work, so that a bad path fails at once.
+  OutputSink output(read_output_options(parser.values(), context), context);
+  const auto plot_path = string_option(parser.values(), "plot");
+  std::optional<OutputSink> plot_sink;
+  if (plot_path) plot_sink.emplace(OutputOptions{Format::kTable, *plot_path}, context, "--plot");
   const PlanRequest request = read_request(parser.values(), context);
-  const OutputOptions output = read_output_options(parser.values(), context);
 
   PlanResult result;
   {
@@ -136,18 +141,17 @@ int run_plan(const std::vector<std::string>& args, const Context& context) {
     result = plan(request, [&bar](double fraction) { bar.update(fraction); });
   }
   if (result.feasible == 0) throw_infeasible(result);
-  if (const auto plot_path = string_option(parser.values(), "plot")) {
-    OutputSink sink(OutputOptions{Format::kTable, *plot_path}, context, "--plot");
-    sink.stream() << render_svg(pareto_chart(result,
-                                             request.model.name + " on " +
-                                                 std::to_string(request.cluster.gpus) + " x " +
-                                                 request.cluster.gpu.name + ": Pareto front",
-                                             request.cluster.gpu.rental_price));
-    sink.commit();
+  if (plot_sink) {
+    plot_sink->stream() << render_svg(pareto_chart(result,
+                                                   request.model.name + " on " +
+                                                       std::to_string(request.cluster.gpus) + " x " +
+                                                       request.cluster.gpu.name + ": Pareto front",
+                                                   request.cluster.gpu.rental_price));
+    plot_sink->commit();
   }
-  OutputSink sink(output, context);
-  write_plan(sink.stream(), result, request.objective, sink.format(), parser.values().count("pareto") > 0);
-  sink.commit();
+  write_plan(output.stream(), result, request.objective, output.format(),
+             parser.values().count("pareto") > 0);
+  output.commit();
   return 0;
 }
 

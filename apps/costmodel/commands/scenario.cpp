@@ -3,6 +3,7 @@
 // one row per case with its best configuration and the change against the baseline case.
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,12 @@ int run_scenario(const std::vector<std::string>& args, const Context& context) {
   const auto file = string_option(values, "file");
   if (!file)
     throw usage_error(context, "", "expected a scenario file", "usage: costmodel scenario FILE.yaml");
-  const OutputOptions output = read_output_options(values, context);
+  // Output files are opened before any work, so that a bad path fails at once.
+  OutputSink output(read_output_options(values, context), context);
   const auto plot_path = string_option(values, "plot");
   if (plot_path && plot_path->empty()) throw usage_error(context, "--plot", "expected a file name");
+  std::optional<OutputSink> plot_sink;
+  if (plot_path) plot_sink.emplace(OutputOptions{Format::kTable, *plot_path}, context, "--plot");
 
   const Catalog catalog = load_catalog();
   const Scenario scenario = load_scenario_file(*file, catalog);
@@ -45,16 +49,14 @@ int run_scenario(const std::vector<std::string>& args, const Context& context) {
   }
   const bool any =
       std::any_of(result.rows.begin(), result.rows.end(), [](const auto& r) { return !r.best.empty(); });
-  if (plot_path) {
-    // Written like -o: a temporary file renamed into place once complete.
-    OutputSink sink(OutputOptions{Format::kTable, *plot_path}, context);
-    sink.stream() << render_svg(scenario_chart(scenario, result));
-    sink.commit();
+  if (plot_sink) {
+    plot_sink->stream() << render_svg(scenario_chart(scenario, result));
+    plot_sink->commit();
   }
-  if (output.format == Format::kJson) {
-    emit(output, context, scenario_json(scenario, result));
+  if (output.format() == Format::kJson) {
+    emit(output, scenario_json(scenario, result));
   } else {
-    emit(output, context, scenario_table(scenario, result));
+    emit(output, scenario_table(scenario, result));
   }
   if (!any)
     throw Error("nothing feasible in any case of " + *file + " (see the notes)", ErrorKind::kInfeasible);

@@ -25,7 +25,7 @@ int run_topology(const std::vector<std::string>& args, const Context& context) {
   add_output_options(parser.options());
   if (!parser.parse(args)) return 0;
   po::variables_map values = parser.values();
-  const OutputOptions output = read_output_options(values, context);
+  OutputSink output(read_output_options(values, context), context);
 
   const bool all = string_option(values, "topology") == std::optional<std::string>("all");
   if (const auto name = string_option(values, "topology"); name && !all && !parse_topology_kind(*name)) {
@@ -41,20 +41,20 @@ int run_topology(const std::vector<std::string>& args, const Context& context) {
 
   if (all) {
     const std::vector<FabricOption> options = compare_fabrics(cluster);
-    if (output.format == Format::kJson) {
-      emit(output, context, fabrics_json(options, cluster));
+    if (output.format() == Format::kJson) {
+      emit(output, fabrics_json(options, cluster));
     } else {
-      emit(output, context, fabrics_table(options, cluster));
+      emit(output, fabrics_table(options, cluster));
     }
     return 0;
   }
   const Topology topology = build_topology(cluster);
-  if (is_human(output.format)) {
-    emit(output, context, topology_table(topology, cluster));
-  } else if (output.format == Format::kCsv) {
-    emit(output, context, topology_rows_table(topology, cluster));
+  if (is_human(output.format())) {
+    emit(output, topology_table(topology, cluster));
+  } else if (output.format() == Format::kCsv) {
+    emit(output, topology_rows_table(topology, cluster));
   } else {
-    emit(output, context, topology_json(topology, cluster));
+    emit(output, topology_json(topology, cluster));
   }
   return 0;
 }

@@ -23,17 +23,17 @@ int run_validate(const std::vector<std::string>& args, const Context& context) {
   add_output_options(parser.options());
   if (!parser.parse(args)) return 0;
   const auto& values = parser.values();
-  const OutputOptions output = read_output_options(values, context);
+  OutputSink output(read_output_options(values, context), context);
   const int threads = positive_int(values, "threads", context).value_or(0);
   const Catalog catalog = load_catalog();
   const auto given = string_option(values, "runs");
   const std::string path = given.value_or(catalog.root + "/data/published-runs.yaml");
 
   const ValidationSummary summary = validate_runs(load_published_runs(path, catalog), threads);
-  if (output.format == Format::kJson) {
-    emit(output, context, validation_json(summary));
+  if (output.format() == Format::kJson) {
+    emit(output, validation_json(summary));
   } else {
-    emit(output, context, validation_table(summary, given.value_or("data/published-runs.yaml")));
+    emit(output, validation_table(summary, given.value_or("data/published-runs.yaml")));
   }
   return 0;
 }

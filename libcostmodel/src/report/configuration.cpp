@@ -6,6 +6,8 @@
 namespace costmodel {
 namespace {
 
+constexpr double kGibibyte = 1073741824.0;
+
 /// TFLOP/s, the unit the configuration's keys name.
 double tflops(FlopsPerSecond rate) {
   return rate.value / 1e12;
@@ -74,66 +76,73 @@ Json configuration_json(const StepEstimate& e) {
       .set("energy_kwh", e.energy ? Json(e.energy->value / kJoulesPerKwh) : Json())
       .set("switches", e.switches)
       .set("network_cost_usd", e.network_capex.value)
-      .set("power_w", e.power.value);
+      .set("power_w", e.power.value)
+      .set("schema_version", kSchemaVersion);
   return o;
 }
 
+namespace {
+
+/// One row of the configurations table: the estimate and its 1-based rank.
+struct RankedEstimate {
+  int rank = 0;
+  const StepEstimate* estimate = nullptr;
+};
+
+/// Exposed communication: what the step waits for (DP only where not hidden).
+double exposed_communication(const StepEstimate& e) {
+  const auto& b = e.breakdown;
+  return b.tp_comm.value + b.cp_comm.value + b.ep_comm.value + b.pp_comm.value + b.dp_comm_exposed.value;
+}
+
+// SI values (fractions, bytes, USD) for machines; %, GiB, M$ for people (DESIGN.md §3).
+std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
+  using R = const RankedEstimate&;
+  const auto st = [](R r) -> const Strategy& { return r.estimate->strategy; };
+  return {
+      {"tp", "tp", "", 1, [=](R r) { return Json(st(r).tp); }},
+      {"pp", "pp", "", 1, [=](R r) { return Json(st(r).pp); }},
+      {"dp", "dp", "", 1, [=](R r) { return Json(st(r).dp); }, 6},
+      {"cp", "cp", "", 1, [=](R r) { return Json(st(r).cp); }},
+      {"ep", "ep", "", 1, [=](R r) { return Json(st(r).ep); }},
+      {"vpp", "vpp", "", 1, [=](R r) { return Json(st(r).vpp); }},
+      {"micro_batch", "mb", "", 1, [=](R r) { return Json(st(r).micro_batch); }},
+      {"recompute", "recompute", "", 1, [=](R r) { return Json(std::string(to_string(st(r).recompute))); }},
+      {"zero", "zero", "", 1, [=](R r) { return Json(st(r).zero); }, 2},
+      {"sequence_parallel", "sp", "", 1, [=](R r) { return Json(st(r).sequence_parallel); }, 1},
+      {"overlap", "overlap", "", 1, [=](R r) { return Json(st(r).overlap); }, 1},
+      {"topology", "topology", "", 1, [](R r) { return Json(std::string(to_string(r.estimate->topology))); }},
+      {"step_time_s", "step", "s", 1, [](R r) { return Json(r.estimate->step_time.value); }},
+      {"model_tflops_per_gpu", "model", "TFLOP/s", 1,
+       [](R r) { return Json(tflops(r.estimate->model_flops_per_gpu)); }},
+      {"mfu", "MFU", "%", 0.01, [](R r) { return Json(r.estimate->mfu); }, 3},
+      {"memory_per_gpu_bytes", "memory", "GiB", kGibibyte,
+       [](R r) { return Json(r.estimate->memory.total.value); }, 3},
+      {"fits_memory", "fits", "", 1, [](R r) { return Json(r.estimate->fits_memory); }, 1},
+      {"comm_share", "exposed comm", "%", 0.01,
+       [](R r) {
+         const double step = r.estimate->step_time.value;
+         return Json(step > 0 ? exposed_communication(*r.estimate) / step : 0.0);
+       },
+       3},
+      {"training_days", "days", "", 1, [](R r) { return days(r.estimate->training_time); }},
+      {"cost_usd", "cost", "M$", 1e6,
+       [](R r) { return r.estimate->rental_cost ? Json(r.estimate->rental_cost->value) : Json(); }},
+      {"switches", "switches", "", 1, [](R r) { return Json(r.estimate->switches); }, 6},
+  };
+}
+
+}  // namespace
+
 Table configurations_table(const std::vector<StepEstimate>& estimates, const std::string& title, bool rank) {
-  Table table;
+  std::vector<RankedEstimate> rows;
+  for (const auto& e : estimates) rows.push_back({static_cast<int>(rows.size()) + 1, &e});
+  auto columns = configuration_columns();
+  if (rank)
+    columns.insert(columns.begin(),
+                   {"rank", "#", "", 1, [](const RankedEstimate& r) { return Json(r.rank); }});
+  Table table = make_table(columns, rows);
   table.title = title;
-  if (rank) table.columns.push_back({"rank", "#", "", 1.0, 4});
-  table.columns.insert(table.columns.end(), {{"tp", "tp", "", 1.0, 4},
-                                             {"pp", "pp", "", 1.0, 4},
-                                             {"dp", "dp", "", 1.0, 6},
-                                             {"cp", "cp", "", 1.0, 4},
-                                             {"ep", "ep", "", 1.0, 4},
-                                             {"vpp", "vpp", "", 1.0, 4},
-                                             {"micro_batch", "mb", "", 1.0, 4},
-                                             {"recompute", "recompute", "", 1.0, 4},
-                                             {"zero", "zero", "", 1.0, 2},
-                                             {"sequence_parallel", "sp", "", 1.0, 1},
-                                             {"overlap", "overlap", "", 1.0, 1},
-                                             {"topology", "topology", "", 1.0, 4},
-                                             {"step_time_s", "step", "s", 1.0, 4},
-                                             {"model_tflops_per_gpu", "model", "TFLOP/s", 1.0, 4},
-                                             {"mfu", "MFU", "%", 1.0, 3},
-                                             {"memory_per_gpu_gib", "memory", "GiB", 1.0, 3},
-                                             {"fits_memory", "fits", "", 1.0, 1},
-                                             {"comm_share", "exposed comm", "%", 1.0, 3},
-                                             {"training_days", "days", "", 1.0, 4},
-                                             {"cost_musd", "cost", "M$", 1.0, 4},
-                                             {"switches", "switches", "", 1.0, 6}});
-  int position = 0;
-  for (const auto& e : estimates) {
-    const auto& st = e.strategy;
-    const auto& b = e.breakdown;
-    const double exposed =
-        b.tp_comm.value + b.cp_comm.value + b.ep_comm.value + b.pp_comm.value + b.dp_comm_exposed.value;
-    std::vector<Json> row;
-    if (rank) row.emplace_back(++position);
-    row.insert(row.end(), {Json(st.tp),
-                           Json(st.pp),
-                           Json(st.dp),
-                           Json(st.cp),
-                           Json(st.ep),
-                           Json(st.vpp),
-                           Json(st.micro_batch),
-                           Json(std::string(to_string(st.recompute))),
-                           Json(st.zero),
-                           Json(st.sequence_parallel),
-                           Json(st.overlap),
-                           Json(std::string(to_string(e.topology))),
-                           Json(e.step_time.value),
-                           Json(tflops(e.model_flops_per_gpu)),
-                           Json(100.0 * e.mfu),
-                           Json(e.memory.total.value / 1073741824.0),
-                           Json(e.fits_memory),
-                           Json(e.step_time.value > 0 ? 100.0 * exposed / e.step_time.value : 0.0),
-                           days(e.training_time),
-                           e.rental_cost ? Json(e.rental_cost->value / 1e6) : Json(),
-                           Json(e.switches)});
-    table.rows.push_back(std::move(row));
-  }
   return table;
 }
 

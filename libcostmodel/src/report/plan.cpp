@@ -25,7 +25,8 @@ Json plan_json(const PlanResult& result) {
       .set("feasible", Json(result.feasible))
       .set("elapsed_s", Json(result.elapsed_s))
       .set("rejected", std::move(rejected))
-      .set("skipped_topologies", std::move(skipped));
+      .set("skipped_topologies", std::move(skipped))
+      .set("schema_version", kSchemaVersion);
   return document;
 }
 

@@ -300,23 +300,26 @@ Table table_of_objects(const std::string& title, const Json::Array& items) {
   return table;
 }
 
-}  // namespace
-
-std::string_view to_string(Format format) {
-  for (const auto& [value, name] : kFormatNames) {
-    if (value == format) return name;
+/// `table` with a trailing schema_version column, for the machine formats.
+Table with_schema_version(const Table& table) {
+  Table versioned = table;
+  versioned.columns.push_back({"schema_version", "schema version", "", 1.0, 4, Audience::kMachines});
+  for (auto& row : versioned.rows) {
+    row.resize(table.columns.size());
+    row.emplace_back(kSchemaVersion);
   }
-  return "table";
+  return versioned;
 }
 
-std::optional<Format> parse_format(std::string_view name) {
-  for (const auto& [value, known] : kFormatNames) {
-    if (known == name) return value;
-  }
-  return std::nullopt;
+/// `document` with schema_version appended when it is an object without one.
+Json with_schema_version(const Json& document) {
+  if (!document.is_object() || document.find("schema_version") != nullptr) return document;
+  Json versioned = document;
+  versioned.set("schema_version", kSchemaVersion);
+  return versioned;
 }
 
-void write_table(std::ostream& out, const Table& table, Format format) {
+void write_table_as(std::ostream& out, const Table& table, Format format) {
   const Table view = for_audience(table, format);
   switch (format) {
     case Format::kTable:
@@ -335,6 +338,27 @@ void write_table(std::ostream& out, const Table& table, Format format) {
   }
 }
 
+}  // namespace
+
+std::string_view to_string(Format format) {
+  for (const auto& [value, name] : kFormatNames) {
+    if (value == format) return name;
+  }
+  return "table";
+}
+
+std::optional<Format> parse_format(std::string_view name) {
+  for (const auto& [value, known] : kFormatNames) {
+    if (known == name) return value;
+  }
+  return std::nullopt;
+}
+
+void write_table(std::ostream& out, const Table& table, Format format) {
+  if (!is_human(format)) return write_table_as(out, with_schema_version(table), format);
+  write_table_as(out, table, format);
+}
+
 Json table_json(const Table& table) {
   const Table view = for_audience(table, Format::kJson);
   Json rows = Json::array();
@@ -346,7 +370,8 @@ Json table_json(const Table& table) {
   return rows;
 }
 
-void write_document(std::ostream& out, const Json& document, Format format) {
+void write_document(std::ostream& out, const Json& given, Format format) {
+  const Json document = is_human(format) ? given : with_schema_version(given);
   if (format == Format::kJson) {
     document.write(out, 2);
     out << '\n';
@@ -378,10 +403,11 @@ void write_document(std::ostream& out, const Json& document, Format format) {
     single.rows.push_back({document});
     tables.push_back(std::move(single));
   }
-  // Sections are separated by one blank line (CSV readers see one table per section).
+  // Sections are separated by one blank line (CSV readers see one table per section); the document carries
+  // schema_version itself.
   for (size_t k = 0; k < tables.size(); ++k) {
     if (k > 0) out << '\n';
-    write_table(out, tables[k], format);
+    write_table_as(out, tables[k], format);
   }
 }
 

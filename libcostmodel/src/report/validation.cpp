@@ -17,7 +17,6 @@ Json days(const std::optional<Seconds>& time) {
   return time ? Json(time->value / kSecondsPerDay) : Json();
 }
 
-// error_pct is the one percent of the machine formats (its key says so).
 std::vector<ColumnOf<ValidationRow>> run_fields() {
   using R = const ValidationRow&;
   return {
@@ -29,8 +28,8 @@ std::vector<ColumnOf<ValidationRow>> run_fields() {
        [](R r) { return r.measured_flops.value > 0 ? Json(r.measured_flops.value / 1e12) : Json(); }},
       {"predicted_tflops_per_gpu", "predicted", "TFLOP/s", 1,
        [](R r) { return r.feasible ? Json(r.predicted_flops.value / 1e12) : Json(); }},
-      {"error_pct", "error", "%", 1,
-       [](R r) { return r.feasible && r.measured_flops.value > 0 ? Json(100.0 * r.error) : Json(); }, 3},
+      {"error", "error", "%", 0.01,
+       [](R r) { return r.feasible && r.measured_flops.value > 0 ? Json(r.error) : Json(); }, 3},
       {"split", "best split tp-pp-dp (vpp, mb)", "", 1, [](R r) { return Json(split_text(r)); }},
       {"recompute", "recompute", "", 1,
        [](R r) { return r.feasible ? Json(std::string(to_string(r.best.strategy.recompute))) : Json(); }},

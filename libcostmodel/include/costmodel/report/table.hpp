@@ -29,6 +29,11 @@ enum class Format { kTable, kCsv, kJson, kMarkdown };
   return format == Format::kTable || format == Format::kMarkdown;
 }
 
+/// The version of the machine formats' keys (json, csv): every JSON document and CSV table carries it as
+/// `schema_version`; it changes when a key is renamed or removed or changes unit (adding keys does not).
+/// 2: CSV in SI units and fractions (mfu, comm_share, memory_per_gpu_bytes, cost_usd), schema_version added.
+inline constexpr int kSchemaVersion = 2;
+
 /// Who a column is for: every format, machines only (json, csv: e.g. long sources) or people only.
 enum class Audience { kEveryone, kMachines, kPeople };
 
@@ -51,11 +56,12 @@ struct Table {
 };
 
 /// Writes `table` as an aligned text table, CSV (RFC 4180), a JSON array of objects, or a markdown table,
-/// with the columns meant for that format's audience.
+/// with the columns meant for that format's audience; CSV and JSON rows end with `schema_version`.
 void write_table(std::ostream& out, const Table& table, Format format);
 
-/// Writes `document` in `format`: JSON as is; for table/csv/markdown, an object's scalar members as a
-/// two-column key/value table and each array of objects as its own table.
+/// Writes `document` in `format`: JSON as is (an object gains `schema_version` when it has none); for
+/// table/csv/markdown, an object's scalar members as a two-column key/value table and each array of objects
+/// as its own table.
 void write_document(std::ostream& out, const Json& document, Format format);
 
 /// The rows of `table` meant for machines as JSON objects (key -> SI value).
