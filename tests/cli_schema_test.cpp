@@ -62,7 +62,7 @@ const std::string kConfiguration =
     "{tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,recompute,zero,dtype,sequence_parallel,overlap,compression,"
     "topology,oversubscription,step_time_s,tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,hfu,"
     "memory_per_gpu_bytes,fits_memory,breakdown,memory,training_days,cost_usd,energy_kwh,switches,"
-    "network_cost_usd,power_w,schema_version}\n";
+    "network_cost_usd,power_w,gpus,parameters,active_parameters,cluster,schema_version}\n";
 const std::string kBreakdown =
     "{compute_s,tp_comm_s,cp_comm_s,ep_comm_s,pp_comm_s,pp_bubble_s,dp_comm_s,dp_comm_exposed_s,optimizer_s}"
     "\n";
@@ -70,8 +70,14 @@ const std::string kMemory =
     "{weights_bytes,gradients_bytes,optimizer_bytes,activations_bytes,logits_bytes,error_feedback_bytes,"
     "reserve_bytes,capacity_bytes,overflow}\n";
 
+const std::string kCluster = "{gpu,gpus,gpus_per_node,scale_up,scale_out}\n";
+const std::string kClusterScaleUp = "{bandwidth_Bps,domain,latency_s,efficiency,in_network_reduction}\n";
+const std::string kClusterScaleOut = "{topology,link,line_rate_Bps,nics_per_node,switch,oversubscription}\n";
+
 std::string configuration_at(const std::string& path) {
-  return path + kConfiguration + path + "breakdown." + kBreakdown + path + "memory." + kMemory;
+  return path + kConfiguration + path + "breakdown." + kBreakdown + path + "memory." + kMemory + path +
+         "cluster." + kCluster + path + "cluster.scale_up." + kClusterScaleUp + path + "cluster.scale_out." +
+         kClusterScaleOut;
 }
 
 const std::vector<std::string> kPlan = {"plan", "--model",  "gpt3-175b", "--gpus", "1024", "--global-batch",

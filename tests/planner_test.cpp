@@ -34,7 +34,8 @@ PlanRequest small_request() {
 
 std::string dump(const std::vector<StepEstimate>& estimates) {
   std::ostringstream out;
-  for (const auto& e : estimates) out << configuration_json(e).dump(0) << '\n';
+  const PlanRequest r = small_request();
+  for (const auto& e : estimates) out << configuration_json(e, r.model, r.cluster).dump(0) << '\n';
   return out.str();
 }
 

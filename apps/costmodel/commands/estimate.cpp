@@ -40,7 +40,7 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
 
   const StepEstimate e = estimate(model, cluster, strategy, estimate_options(training.training));
   if (output.format() == Format::kJson || output.format() == Format::kCsv) {
-    emit(output, configuration_json(e));
+    emit(output, configuration_json(e, model, cluster));
   } else {
     emit(output, estimate_table(e, model, cluster));
   }

@@ -20,7 +20,53 @@ Json days(const std::optional<Seconds>& time) {
 
 }  // namespace
 
-Json configuration_json(const StepEstimate& e) {
+ClusterSpec cluster_of(const StepEstimate& e, const ClusterSpec& base) {
+  ClusterSpec c = base;
+  const Strategy& st = e.strategy;
+  if (e.valid()) c.gpus = st.tp * st.pp * st.dp * st.cp;
+  if (c.topology != e.topology) c.torus_dims.clear();
+  c.topology = e.topology;
+  c.oversubscription = e.oversubscription;
+  return c;
+}
+
+Json cluster_json(const ClusterSpec& c) {
+  const ScaleUpSpec up = c.scale_up_fabric();
+  Json scale_up = Json::object();
+  scale_up.set("bandwidth_Bps", up.bandwidth.value)
+      .set("domain", c.scale_up_domain())
+      .set("latency_s", up.latency.value)
+      .set("efficiency", up.efficiency)
+      .set("in_network_reduction", up.in_network_reduction);
+  Json scale_out = Json::object();
+  scale_out.set("topology", std::string(to_string(c.topology)))
+      .set("link", c.link.name)
+      .set("line_rate_Bps", c.link.line_rate.value)
+      .set("nics_per_node", c.nics_per_node)
+      .set("switch", c.switch_spec.name)
+      .set("oversubscription", c.oversubscription);
+  Json o = Json::object();
+  o.set("gpu", c.gpu.name)
+      .set("gpus", c.gpus)
+      .set("gpus_per_node", c.gpus_per_node)
+      .set("scale_up", std::move(scale_up))
+      .set("scale_out", std::move(scale_out));
+  return o;
+}
+
+std::string describe_cluster(const ClusterSpec& c) {
+  std::string text = "cluster: " + std::to_string(c.gpus) + " x " + c.gpu.name + ", " +
+                     std::to_string(c.gpus_per_node) + " per node, " + std::to_string(c.nics_per_node) +
+                     " x " + c.link.name + " per node, " + std::string(to_string(c.topology));
+  if (c.topology != TopologyKind::kTorus2D && c.topology != TopologyKind::kTorus3D) {
+    text.append(" ").append(format_number(c.oversubscription, 3)).append(":1 of ").append(c.switch_spec.name);
+    text += " switches";
+  }
+  text += ", NVLink domain of " + std::to_string(c.scale_up_domain());
+  return text;
+}
+
+Json configuration_json(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& base) {
   const Strategy& st = e.strategy;
   Json breakdown = Json::object();
   breakdown.set("compute_s", e.breakdown.compute.value)
@@ -76,7 +122,13 @@ Json configuration_json(const StepEstimate& e) {
       .set("energy_kwh", e.energy ? Json(e.energy->value / kJoulesPerKwh) : Json())
       .set("switches", e.switches)
       .set("network_cost_usd", e.network_capex.value)
-      .set("power_w", e.power.value)
+      .set("power_w", e.power.value);
+  const ParameterCount parameters = count_parameters(model);
+  const ClusterSpec cluster = cluster_of(e, base);
+  o.set("gpus", cluster.gpus)
+      .set("parameters", exact_count(parameters.total))
+      .set("active_parameters", exact_count(parameters.active))
+      .set("cluster", cluster_json(cluster))
       .set("schema_version", kSchemaVersion);
   return o;
 }
@@ -153,6 +205,7 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   Table t;
   t.title = model.name + " on " + std::to_string(cluster.gpus) + " x " + cluster.gpu.name + ", " +
             std::string(to_string(cluster.topology)) + " of " + cluster.link.name;
+  t.preamble = {describe_cluster(cluster)};
   t.columns = {{"field", "field", ""}, {"value", "value", ""}};
   const auto row = [&](const std::string& label, Json value) {
     t.rows.push_back({Json(label), std::move(value)});

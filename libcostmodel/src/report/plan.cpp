@@ -9,9 +9,9 @@ namespace costmodel {
 
 Json plan_json(const PlanResult& result) {
   Json configs = Json::array();
-  for (const auto& e : result.top) configs.push_back(configuration_json(e));
+  for (const auto& e : result.top) configs.push_back(configuration_json(e, result.model, result.cluster));
   Json pareto = Json::array();
-  for (const auto& e : result.pareto) pareto.push_back(configuration_json(e));
+  for (const auto& e : result.pareto) pareto.push_back(configuration_json(e, result.model, result.cluster));
   Json rejected = Json::object();
   for (int k = 0; k < kRejectionReasonCount; ++k) {
     rejected.set(std::string(rejection_reason_name(k)), Json(result.rejected[static_cast<size_t>(k)]));
@@ -61,6 +61,7 @@ void write_plan(std::ostream& out, const PlanResult& result, Objective objective
   Table top = configurations_table(
       result.top, "top " + std::to_string(result.top.size()) + " by " + std::string(to_string(objective)),
       true);
+  top.preamble = {describe_cluster(result.cluster)};
   if (!pareto) top.notes = notes;
   write_table(out, top, format);
   if (pareto) {

@@ -275,7 +275,9 @@ Json scenario_json(const Scenario& scenario, const ScenarioResult& result) {
       object.set(scenario.dimensions[d], coordinate_json(sc.coordinates[d]));
     }
     Json configurations = Json::array();
-    for (const auto& e : row.best) configurations.push_back(configuration_json(e));
+    for (const auto& e : row.best) {
+      configurations.push_back(configuration_json(e, sc.request.model, sc.request.cluster));
+    }
     object.set("configurations", std::move(configurations));
     object.set("evaluated", Json(row.evaluated)).set("feasible", Json(row.feasible));
     if (!row.best.empty()) {

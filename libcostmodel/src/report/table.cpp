@@ -146,6 +146,7 @@ void write_text_table(std::ostream& out, const Table& table) {
     out << trim_right(line.str()) << '\n';
   };
 
+  for (const auto& line : table.preamble) out << line << '\n';
   if (!table.title.empty()) out << table.title << '\n';
   write_line([&](size_t c) { return headers[c]; }, [&](size_t c) { return static_cast<bool>(numeric[c]); });
   write_line([&](size_t c) { return std::string(widths[c], '-'); }, [](size_t) { return false; });
@@ -204,6 +205,7 @@ std::string markdown_cell(const std::string& text) {
 
 void write_markdown(std::ostream& out, const Table& table) {
   const auto numeric = numeric_columns(table);
+  for (const auto& line : table.preamble) out << markdown_cell(line) << "\n\n";
   if (!table.title.empty()) out << "**" << markdown_cell(table.title) << "**\n\n";
   out << '|';
   for (const auto& column : table.columns) out << ' ' << markdown_cell(header_text(column)) << " |";
@@ -225,6 +227,7 @@ Table for_audience(const Table& table, Format format) {
   const bool human = is_human(format);
   const Audience excluded = human ? Audience::kMachines : Audience::kPeople;
   Table view;
+  view.preamble = table.preamble;
   view.title = table.title;
   view.notes = table.notes;
   std::vector<size_t> kept;

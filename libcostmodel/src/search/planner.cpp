@@ -426,6 +426,8 @@ PlanResult plan(const PlanRequest& request, const PlanProgress& progress) {
   const auto start = std::chrono::steady_clock::now();
   check_request(request);
   PlanResult result;
+  result.model = request.model;
+  result.cluster = request.cluster;
   const std::vector<Target> targets = make_targets(request, result.skipped_topologies);
 
   Search search(request, targets);

@@ -17,7 +17,22 @@ namespace costmodel {
 /// zero, dtype, topology, step_time_s, tokens_per_s, model/hardware TFLOP/s per GPU, mfu, hfu,
 /// memory_per_gpu_bytes, fits_memory, breakdown{...}, memory{...}, training_days, cost_usd (null without
 /// tokens), switches, network_cost_usd, power_w. All SI; never NaN.
-[[nodiscard]] Json configuration_json(const StepEstimate& estimate);
+/// The configuration carries `gpus`, `parameters` and `active_parameters` of `model`, and `cluster`: the
+/// resolved cluster it ran on (`base` with the estimate's fabric and GPU count), so that a result stands
+/// alone.
+[[nodiscard]] Json configuration_json(const StepEstimate& estimate, const ModelSpec& model,
+                                      const ClusterSpec& base);
+
+/// The cluster as the configuration object's `cluster` member: gpu, gpus, gpus_per_node, scale_up {...},
+/// scale_out {topology, link, line_rate_Bps, nics_per_node, switch, oversubscription}, all SI.
+[[nodiscard]] Json cluster_json(const ClusterSpec& cluster);
+
+/// One line naming the cluster a result used, for people: "cluster: 1024 x a100-80gb, 8 per node,
+/// 8 x ib-hdr-200g per node, fat-tree 1:1 of qm8700 switches, NVLink domain of 8".
+[[nodiscard]] std::string describe_cluster(const ClusterSpec& cluster);
+
+/// `base` with the fabric and GPU count `estimate` was evaluated on.
+[[nodiscard]] ClusterSpec cluster_of(const StepEstimate& estimate, const ClusterSpec& base);
 
 /// One row per estimate with the columns people read first (split, step time, TFLOP/s, MFU, memory, days,
 /// cost, switches); `rank` adds a leading 1-based rank column.

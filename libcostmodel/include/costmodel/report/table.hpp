@@ -49,7 +49,8 @@ struct Column {
 
 /// A table of cells in SI units; a cell is a Json scalar (null prints as "-" for people, empty in CSV).
 struct Table {
-  std::string title;  ///< printed above the table (table/markdown only)
+  std::vector<std::string> preamble;  ///< lines printed first, e.g. the cluster a result used (people only)
+  std::string title;                  ///< printed above the table (table/markdown only)
   std::vector<Column> columns;
   std::vector<std::vector<Json>> rows;
   std::vector<std::string> notes;  ///< printed below the table (table/markdown only)

@@ -68,7 +68,9 @@ struct RejectedCandidate {
 
 /// What plan() found.
 struct PlanResult {
-  std::vector<StepEstimate> top;     ///< best first, at most top_k
+  ModelSpec model;                ///< the request's model (its sequence length applied)
+  ClusterSpec cluster;            ///< the request's base cluster; each estimate says its fabric and GPU count
+  std::vector<StepEstimate> top;  ///< best first, at most top_k
   std::vector<StepEstimate> pareto;  ///< non-dominated (time, cost, switches), one per distinct score, ranked
   /// Candidates examined. A split rejected before its inner knobs are expanded (e.g. heads % tp) counts once.
   std::int64_t evaluated = 0;
