@@ -83,6 +83,8 @@ std::vector<GoldenCase> cases() {
       {"plan.json", with(plan, {"--top", "10", "--format", "json"})},
       {"plan.csv", with(plan, {"--top", "10", "--format", "csv"})},
       {"plan.md", with(plan, {"--top", "10", "--format", "markdown"})},
+      {"plan-megatron.sh", with(plan, {"--top", "2", "--format", "megatron"})},
+      {"estimate-nemo.txt", with(estimate, {"--format", "nemo"})},
       {"plan-pareto.txt", with(plan, {"--pareto", "--top", "3"})},
       {"plan-auto.json",
        {"plan", "--model", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "512", "--link", "ib-ndr-400g",

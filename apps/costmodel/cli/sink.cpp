@@ -17,23 +17,28 @@ namespace costmodel::cli {
 // ---------------------------------------------------------------------------------------------------
 // Output
 
-void add_output_options(po::options_description& options) {
+void add_output_options(po::options_description& options, bool launch) {
+  static const std::string kHuman = "table|csv|json|markdown";
+  static const std::string kLaunch = kHuman + "|megatron|nemo (Megatron-LM arguments, NeMo 2 overrides)";
   options.add_options()                                                                   //
       ("format", po::value<std::string>()->default_value("table")->value_name("FORMAT"),  //
-       "table|csv|json|markdown")                                                         //
+       (launch ? kLaunch : kHuman).c_str())                                               //
       ("output,o", po::value<std::string>()->value_name("FILE"),
        "write to FILE instead of stdout (replaced only once complete)");
 }
 
-OutputOptions read_output_options(const po::variables_map& values, const Context& context) {
+OutputOptions read_output_options(const po::variables_map& values, const Context& context, bool launch) {
   OutputOptions options;
   if (const auto name = string_option(values, "format")) {
+    std::vector<std::string> known = {"table", "csv", "json", "markdown"};
+    if (launch) known.insert(known.end(), {"megatron", "nemo"});
     const auto format = parse_format(*name);
-    if (!format) {
-      const std::vector<std::string> known = {"table", "csv", "json", "markdown"};
+    if (!format || (!launch && is_launch(*format))) {
       const std::string hint = did_you_mean(*name, known);
-      throw usage_error(context, "--format", "unknown format '" + *name + "'",
-                        hint.empty() ? "expected one of " + join(known, ", ") : hint);
+      throw usage_error(context, "--format",
+                        format ? "'" + *name + "' writes launch arguments: plan and estimate only"
+                               : "unknown format '" + *name + "'",
+                        hint.empty() || format ? "expected one of " + join(known, ", ") : hint);
     }
     options.format = *format;
   }

@@ -8,6 +8,7 @@
 #include "cli/sink.hpp"
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/report/configuration.hpp"
+#include "costmodel/report/launch.hpp"
 
 namespace costmodel::cli {
 
@@ -18,12 +19,12 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
       "one parallel configuration.");
   add_cluster_options(parser.options());
   add_training_options(parser.options(), true);
-  add_output_options(parser.options());
+  add_output_options(parser.options(), true);
   if (!parser.parse(args)) return 0;
   const auto& values = parser.values();
   const ClusterArgs cluster_args = read_cluster_args(values, context);
   const TrainingArgs training = read_training_args(values, context);
-  OutputSink output(read_output_options(values, context), context);
+  OutputSink output(read_output_options(values, context, true), context);
   for (const char* required : {"tp", "pp", "dp"}) {
     if (!values.count(required)) {
       throw usage_error(context, std::string("--") + required,
@@ -39,7 +40,10 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
   }
 
   const StepEstimate e = estimate(model, cluster, strategy, estimate_options(training.training));
-  if (output.format() == Format::kJson || output.format() == Format::kCsv) {
+  if (is_launch(output.format())) {
+    write_launch(output.stream(), {e}, model, cluster, output.format());
+    output.commit();
+  } else if (output.format() == Format::kJson || output.format() == Format::kCsv) {
     emit(output, configuration_json(e, model, cluster));
   } else {
     emit(output, estimate_table(e, model, cluster));

@@ -126,10 +126,10 @@ int run_plan(const std::vector<std::string>& args, const Context& context) {
   add_cluster_options(parser.options());
   add_training_options(parser.options(), true);
   add_plan_options(parser.options());
-  add_output_options(parser.options());
+  add_output_options(parser.options(), true);
   if (!parser.parse(args)) return 0;
   // Output files are opened before any work, so that a bad path fails at once.
-  OutputSink output(read_output_options(parser.values(), context), context);
+  OutputSink output(read_output_options(parser.values(), context, true), context);
   const auto plot_path = string_option(parser.values(), "plot");
   std::optional<OutputSink> plot_sink;
   if (plot_path) plot_sink.emplace(OutputOptions{Format::kTable, *plot_path}, context, "--plot");

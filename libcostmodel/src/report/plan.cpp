@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "costmodel/report/configuration.hpp"
+#include "costmodel/report/launch.hpp"
 
 namespace costmodel {
 
@@ -43,6 +44,10 @@ std::string rejected_summary(const PlanResult& result) {
 
 void write_plan(std::ostream& out, const PlanResult& result, Objective objective, Format format,
                 bool pareto) {
+  if (is_launch(format)) {
+    write_launch(out, pareto ? result.pareto : result.top, result.model, result.cluster, format);
+    return;
+  }
   if (format == Format::kJson) {
     plan_json(result).write(out);
     out << '\n';

@@ -14,11 +14,13 @@ namespace costmodel {
 
 namespace {
 
-constexpr std::array<std::pair<Format, std::string_view>, 4> kFormatNames{{
+constexpr std::array<std::pair<Format, std::string_view>, 6> kFormatNames{{
     {Format::kTable, "table"},
     {Format::kCsv, "csv"},
     {Format::kJson, "json"},
     {Format::kMarkdown, "markdown"},
+    {Format::kMegatron, "megatron"},
+    {Format::kNemo, "nemo"},
 }};
 
 // ---------------------------------------------------------------------------------------------------
@@ -338,6 +340,9 @@ void write_table_as(std::ostream& out, const Table& table, Format format) {
       table_json(table).write(out, 2);
       out << '\n';
       return;
+    case Format::kMegatron:
+    case Format::kNemo:
+      return;  // refused by write_table()
   }
 }
 
@@ -358,6 +363,10 @@ std::optional<Format> parse_format(std::string_view name) {
 }
 
 void write_table(std::ostream& out, const Table& table, Format format) {
+  if (is_launch(format)) {
+    throw Error("--format " + std::string(to_string(format)) +
+                " writes launch arguments: plan and estimate only");
+  }
   if (!is_human(format)) return write_table_as(out, with_schema_version(table), format);
   write_table_as(out, table, format);
 }
@@ -374,6 +383,10 @@ Json table_json(const Table& table) {
 }
 
 void write_document(std::ostream& out, const Json& given, Format format) {
+  if (is_launch(format)) {
+    throw Error("--format " + std::string(to_string(format)) +
+                " writes launch arguments: plan and estimate only");
+  }
   const Json document = is_human(format) ? given : with_schema_version(given);
   if (format == Format::kJson) {
     document.write(out, 2);

@@ -20,8 +20,9 @@ namespace costmodel {
 [[nodiscard]] std::string rejected_summary(const PlanResult& result);
 
 /// The plan in `format`: JSON as plan_json(); CSV the ranked configurations (the Pareto front with
-/// `pareto`); table/markdown the ranked configurations titled "top K by OBJECTIVE", with `pareto` the front
-/// after them, and the search summary (candidates, feasible, time, rejections, skipped fabrics) below.
+/// `pareto`); megatron / nemo their launch arguments (report/launch.hpp); table/markdown the ranked
+/// configurations titled "top K by OBJECTIVE", with `pareto` the front after them, and the search summary
+/// (candidates, feasible, time, rejections, skipped fabrics) below.
 void write_plan(std::ostream& out, const PlanResult& result, Objective objective, Format format, bool pareto);
 
 }  // namespace costmodel

@@ -18,15 +18,20 @@
 
 namespace costmodel {
 
-/// Output formats of every command (DESIGN.md §3).
-enum class Format { kTable, kCsv, kJson, kMarkdown };
-/// "table", "csv", "json", "markdown".
+/// Output formats (DESIGN.md §3): every command has table, csv, json and markdown; plan and estimate also
+/// write launch arguments: megatron (Megatron-LM / Megatron-Core flags) and nemo (NeMo 2 recipe overrides).
+enum class Format { kTable, kCsv, kJson, kMarkdown, kMegatron, kNemo };
+/// "table", "csv", "json", "markdown", "megatron", "nemo".
 [[nodiscard]] std::string_view to_string(Format format);
 /// The format named `name`, or nullopt.
 [[nodiscard]] std::optional<Format> parse_format(std::string_view name);
 /// Table and markdown are read by people; json and csv by machines.
 [[nodiscard]] constexpr bool is_human(Format format) {
   return format == Format::kTable || format == Format::kMarkdown;
+}
+/// Megatron-LM arguments or NeMo overrides of a configuration (plan and estimate only).
+[[nodiscard]] constexpr bool is_launch(Format format) {
+  return format == Format::kMegatron || format == Format::kNemo;
 }
 
 /// The version of the machine formats' keys (json, csv): every JSON document and CSV table carries it as

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "costmodel/report/launch.hpp"
+
+#include <sstream>
+
+#include "costmodel/report/configuration.hpp"
+
+namespace costmodel {
+namespace {
+
+/// "# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): step 21.1 s, 156 TFLOP/s per GPU, MFU 50.1%".
+std::string headline(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& base) {
+  const ClusterSpec c = cluster_of(e, base);
+  return "# costmodel: " + model.name + " on " + std::to_string(c.gpus) + " x " + c.gpu.name + " (" +
+         std::string(to_string(c.topology)) + "): predicted step " + format_number(e.step_time.value) + " s, " +
+         format_number(e.model_flops_per_gpu.value / 1e12) + " TFLOP/s per GPU, MFU " +
+         format_number(100.0 * e.mfu, 3) + "%" + (e.fits_memory ? "" : " (does not fit in memory)");
+}
+
+}  // namespace
+
+std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& cluster) {
+  const Strategy& st = e.strategy;
+  std::vector<std::string> args;
+  std::vector<std::string> comments;
+  const auto arg = [&](const std::string& flag, const std::string& value = {}) {
+    args.push_back(value.empty() ? flag : flag + " " + value);
+  };
+  // Megatron-LM megatron/training/arguments.py: the parallel layout.
+  arg("--tensor-model-parallel-size", std::to_string(st.tp));
+  arg("--pipeline-model-parallel-size", std::to_string(st.pp));
+  if (st.vpp > 1) {
+    arg("--num-layers-per-virtual-pipeline-stage", std::to_string(model.layers / (st.pp * st.vpp)));
+  }
+  arg("--context-parallel-size", std::to_string(st.cp));
+  if (model.is_moe()) arg("--expert-model-parallel-size", std::to_string(st.ep));
+  if (st.sequence_parallel && st.tp > 1) arg("--sequence-parallel");
+  arg("--micro-batch-size", std::to_string(st.micro_batch));
+  arg("--global-batch-size", std::to_string(st.global_batch));
+  arg("--seq-length", std::to_string(model.seq_len));
+  if (st.recompute == Recompute::kFull) {
+    arg("--recompute-granularity", "full");
+    arg("--recompute-method", "uniform");
+    arg("--recompute-num-layers", "1");
+  } else if (st.recompute == Recompute::kSelective) {
+    arg("--recompute-granularity", "selective");
+  }
+  if (st.zero >= 1 && st.zero <= 2) arg("--use-distributed-optimizer");
+  if (st.zero == 2) comments.push_back("# ZeRO-2 has no Megatron-LM flag: the distributed optimizer shards optimizer states (ZeRO-1)");
+  if (st.zero == 3) {
+    arg("--use-torch-fsdp2");
+    comments.push_back("# ZeRO-3: Megatron-Core's FSDP2 path (--use-torch-fsdp2) shards parameters, gradients and states");
+  }
+  if (st.overlap && st.dp * st.cp > 1) {
+    arg("--overlap-grad-reduce");
+    if (st.zero >= 1 && st.zero <= 2) arg("--overlap-param-gather");
+  }
+  if (st.dtype == Dtype::kFp16) {
+    arg("--fp16");
+  } else {
+    arg("--bf16");
+  }
+  if (st.dtype == Dtype::kFp8) arg("--fp8-format", "hybrid");
+
+  std::ostringstream out;
+  out << headline(e, model, cluster) << '\n';
+  for (const auto& c : comments) out << c << '\n';
+  for (size_t k = 0; k < args.size(); ++k) out << args[k] << (k + 1 < args.size() ? " \\\n" : "\n");
+  return out.str();
+}
+
+std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& cluster) {
+  const Strategy& st = e.strategy;
+  std::ostringstream out;
+  out << headline(e, model, cluster) << '\n';
+  // NeMo 2 (nemo.collections.llm) recipes: MegatronStrategy fields under trainer.strategy, the data module's
+  // batch sizes, and the model config's recompute and precision.
+  out << "trainer.strategy.tensor_model_parallel_size=" << st.tp << '\n'
+      << "trainer.strategy.pipeline_model_parallel_size=" << st.pp << '\n'
+      << "trainer.strategy.virtual_pipeline_model_parallel_size=" << (st.vpp > 1 ? std::to_string(st.vpp) : "null")
+      << '\n'
+      << "trainer.strategy.context_parallel_size=" << st.cp << '\n';
+  if (model.is_moe()) out << "trainer.strategy.expert_model_parallel_size=" << st.ep << '\n';
+  out << "trainer.strategy.sequence_parallel=" << (st.sequence_parallel && st.tp > 1 ? "true" : "false") << '\n'
+      << "data.micro_batch_size=" << st.micro_batch << '\n'
+      << "data.global_batch_size=" << st.global_batch << '\n'
+      << "data.seq_length=" << model.seq_len << '\n';
+  if (st.recompute == Recompute::kFull) {
+    out << "model.config.recompute_granularity=full\nmodel.config.recompute_method=uniform\n"
+           "model.config.recompute_num_layers=1\n";
+  } else if (st.recompute == Recompute::kSelective) {
+    out << "model.config.recompute_granularity=selective\n";
+  }
+  out << "trainer.strategy.ddp.use_distributed_optimizer=" << (st.zero >= 1 ? "true" : "false") << '\n'
+      << "trainer.strategy.ddp.overlap_grad_reduce=" << (st.overlap ? "true" : "false") << '\n';
+  out << "trainer.plugins.precision=" << (st.dtype == Dtype::kFp16 ? "16-mixed" : "bf16-mixed") << '\n';
+  if (st.dtype == Dtype::kFp8) out << "trainer.plugins.fp8=hybrid\n";
+  return out.str();
+}
+
+void write_launch(std::ostream& out, const std::vector<StepEstimate>& estimates, const ModelSpec& model,
+                  const ClusterSpec& cluster, Format format) {
+  for (size_t k = 0; k < estimates.size(); ++k) {
+    if (k > 0) out << '\n';
+    out << (format == Format::kNemo ? nemo_overrides(estimates[k], model, cluster)
+                                    : megatron_arguments(estimates[k], model, cluster));
+  }
+}
+
+}  // namespace costmodel
