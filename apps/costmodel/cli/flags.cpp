@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/flags.hpp"
 
+#include <iostream>
+
+#include "costmodel/analysis/knobs.hpp"
+#include "costmodel/spec/plausibility.hpp"
+
 namespace costmodel::cli {
 
 // ---------------------------------------------------------------------------------------------------
@@ -18,12 +23,14 @@ void add_cluster_options(po::options_description& options) {
        "fat-tree|rail-optimized|rail-only|dragonfly-plus|torus-2d|torus-3d")                        //
       ("switch", po::value<std::string>()->value_name("NAME"), "switch catalog name, e.g. qm9700")  //
       ("oversubscription", po::value<std::string>()->value_name("R"),
-       "leaf downlink:uplink bandwidth ratio (1 = non-blocking)");
+       "leaf downlink:uplink bandwidth ratio (1 = non-blocking)")  //
+      ("strict", "treat implausible values (unit slips, missing prices) as errors");
 }
 
 ClusterArgs read_cluster_args(const po::variables_map& values, const Context& context) {
   ClusterArgs args;
   args.file = string_option(values, "cluster");
+  args.strict = values.count("strict") > 0;
   args.options.gpu = string_option(values, "gpu");
   args.options.gpus = positive_int(values, "gpus", context);
   args.options.gpus_per_node = positive_int(values, "gpus-per-node", context);
@@ -46,7 +53,36 @@ ClusterArgs read_cluster_args(const po::variables_map& values, const Context& co
   return args;
 }
 
-ClusterSpec make_cluster(const ClusterArgs& args, const Catalog& catalog) {
+namespace {
+
+/// The flag that set a cluster field, when one did.
+std::string flag_of(const std::string& field, const ClusterOptions& o) {
+  if (field.rfind("scale_out.nics_per_node", 0) == 0 && o.nics_per_node) return "--nics-per-node";
+  if (field.rfind("scale_out.link", 0) == 0 && o.link) return "--link";
+  if (field.rfind("scale_out.switch", 0) == 0 && o.switch_name) return "--switch";
+  if (field.rfind("gpu", 0) == 0 && o.gpu) return "--gpu";
+  return "";
+}
+
+void report_plausibility(const ClusterSpec& cluster, const ClusterArgs& args, const Catalog& catalog,
+                         const Context& context) {
+  for (const Warning& w : plausibility_warnings(cluster, catalog)) {
+    const std::string flag = flag_of(w.field, args.options);
+    Error diagnostic = usage_error(context, flag.empty() ? w.field : flag, w.message);
+    if (flag.empty() && args.file) {
+      const ErrorLocation at = locate_field(*args.file, w.field);
+      if (at.line > 0) diagnostic = Error(at, w.field, w.message);
+    }
+    if (args.strict) throw diagnostic;
+    std::string line = diagnostic.what();
+    if (const auto at = line.find(": error: "); at != std::string::npos) line.replace(at, 9, ": warning: ");
+    std::cerr << line << '\n';
+  }
+}
+
+}  // namespace
+
+ClusterSpec make_cluster(const ClusterArgs& args, const Catalog& catalog, const Context& context) {
   // Without a cluster file, --gpu NAME starts from that GPU's typical node (data/gpus.yaml `node:`).
   ClusterSpec base = args.file          ? load_cluster_file(*args.file, catalog)
                      : args.options.gpu ? default_cluster(catalog, *args.options.gpu)
@@ -54,6 +90,7 @@ ClusterSpec make_cluster(const ClusterArgs& args, const Catalog& catalog) {
   ClusterSpec cluster = apply_cluster_options(std::move(base), args.options, catalog);
   const auto reasons = validate(cluster);
   if (!reasons.empty()) throw Error("the cluster is not usable: " + join(reasons, "; "));
+  report_plausibility(cluster, args, catalog, context);
   return cluster;
 }
 
@@ -86,6 +123,18 @@ TrainingArgs read_training_args(const po::variables_map& values, const Context& 
     }
   }
   return args;
+}
+
+void warn_ineffective_knobs(const StepEstimate& estimate, const ModelSpec& model, const ClusterSpec& cluster,
+                            const TrainingSpec& training, const Context& context) {
+  for (const IneffectiveKnob& knob : ineffective_knobs(estimate, model, cluster, training)) {
+    std::string flag = knob.key;
+    for (const TrainingField& field : training_fields()) {
+      if (field.key == knob.key) flag = "--" + std::string(field.flag);
+    }
+    std::cerr << context.prefix() << ": warning: " << flag
+              << ": has no effect on the chosen configuration: " << knob.reason << '\n';
+  }
 }
 
 ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/parser.hpp"
+#include "costmodel/estimate/step.hpp"
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
 #include "costmodel/spec/cluster.hpp"
@@ -21,15 +22,19 @@ namespace costmodel::cli {
 struct ClusterArgs {
   std::optional<std::string> file;
   ClusterOptions options;
+  bool strict = false;  ///< --strict: implausible values are errors, not warnings
 };
 
 /// Adds --cluster, --gpu, --gpus, --gpus-per-node, --link, --nics-per-node, --topology, --switch,
-/// --oversubscription.
+/// --oversubscription, --strict.
 void add_cluster_options(po::options_description& options);
 /// Reads and checks them: positive integers, a known topology name, a positive oversubscription.
 [[nodiscard]] ClusterArgs read_cluster_args(const po::variables_map& values, const Context& context);
 /// The cluster file (or the default cluster) with the flags applied; throws Error if it is not usable.
-[[nodiscard]] ClusterSpec make_cluster(const ClusterArgs& args, const Catalog& catalog);
+/// Implausible values (spec/plausibility.hpp) are one warning line each on stderr, naming the flag or the
+/// file's line and column; with --strict the first is an error (exit 2).
+[[nodiscard]] ClusterSpec make_cluster(const ClusterArgs& args, const Catalog& catalog,
+                                       const Context& context);
 
 // ---------------------------------------------------------------------------------------------------
 // [model] and [training]
@@ -44,6 +49,10 @@ struct TrainingArgs {
 void add_training_options(po::options_description& options, bool pins);
 /// Reads them (every bad value is a usage error naming its flag).
 [[nodiscard]] TrainingArgs read_training_args(const po::variables_map& values, const Context& context);
+/// One warning line per [training] flag that changes nothing for `estimate` (analysis/knobs.hpp).
+void warn_ineffective_knobs(const StepEstimate& estimate, const ModelSpec& model, const ClusterSpec& cluster,
+                            const TrainingSpec& training, const Context& context);
+
 /// The model named by --model with --seq-len applied.
 [[nodiscard]] ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog);
 

@@ -102,7 +102,7 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
       }
     }
   }
-  const ClusterSpec cluster = make_cluster(effective, catalog);
+  const ClusterSpec cluster = make_cluster(effective, catalog, context);
   const LogCalibration calibration = calibrate_logs(logs, cluster, line_rate, paths);
 
   Table table = calibration_table(calibration, cluster, static_cast<int>(paths.size()), line_rate);

@@ -100,7 +100,7 @@ int run_collective(const std::vector<std::string>& args, const Context& context)
   const ClusterArgs cluster_args = read_cluster_args(values, context);
   OutputSink output(read_output_options(values, context), context);
 
-  const ClusterSpec cluster = make_cluster(cluster_args, load_catalog());
+  const ClusterSpec cluster = make_cluster(cluster_args, load_catalog(), context);
   const int ranks = ranks_flag.value_or(cluster.gpus / stride);
   if (ranks < 2) {
     throw usage_error(context, "--ranks",

@@ -32,7 +32,7 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
     }
   }
   const Catalog catalog = load_catalog();
-  const ClusterSpec cluster = make_cluster(cluster_args, catalog);
+  const ClusterSpec cluster = make_cluster(cluster_args, catalog, context);
   const ModelSpec model = make_model(training, catalog);
   const Strategy strategy = pinned_strategy(training.training, model, cluster.gpus);
   if (const auto reasons = validate(strategy, model, cluster); !reasons.empty()) {
@@ -40,6 +40,7 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
   }
 
   const StepEstimate e = estimate(model, cluster, strategy, estimate_options(training.training));
+  warn_ineffective_knobs(e, model, cluster, training.training, context);
   if (is_launch(output.format())) {
     write_launch(output.stream(), {e}, model, cluster, output.format());
     output.commit();

@@ -12,6 +12,7 @@
 #include "cli/flags.hpp"
 #include "cli/progress.hpp"
 #include "cli/sink.hpp"
+#include "costmodel/report/configuration.hpp"
 #include "costmodel/report/plan.hpp"
 #include "costmodel/report/svg.hpp"
 #include "costmodel/search/planner.hpp"
@@ -60,8 +61,12 @@ std::string describe(const Strategy& s) {
 
 [[noreturn]] void throw_infeasible(const PlanResult& result) {
   std::ostringstream text;
-  text << "nothing feasible among " << result.evaluated
-       << " candidates (rejected: " << rejected_summary(result) << ")";
+  text << "nothing feasible among " << result.evaluated << " candidates";
+  if (result.evaluated == 0 && !result.no_candidates.empty()) {
+    text << ": " << join(result.no_candidates, "; ");
+  } else {
+    text << " (rejected: " << rejected_summary(result) << ")";
+  }
   for (size_t i = 0; i < result.closest.size(); ++i) {
     const auto& c = result.closest[i];
     text << (i == 0 ? "; closest: " : "; ") << '[' << i + 1 << "] " << describe(c.estimate.strategy) << " on "
@@ -72,7 +77,7 @@ std::string describe(const Strategy& s) {
 }
 
 /// The request the flags describe: cluster, model and training, the fabrics, the search's bounds and goal.
-PlanRequest read_request(po::variables_map values, const Context& context) {
+PlanRequest read_request(po::variables_map values, const Context& context, TrainingSpec& training_spec) {
   // --topology may be a list here: take it out before the shared [cluster] reader checks it.
   std::vector<TopologyChoice> topologies;
   if (const auto topology = string_option(values, "topology")) {
@@ -84,8 +89,9 @@ PlanRequest read_request(po::variables_map values, const Context& context) {
     values.erase("topology");
   }
   const Catalog catalog = load_catalog();
-  const ClusterSpec cluster = make_cluster(read_cluster_args(values, context), catalog);
+  const ClusterSpec cluster = make_cluster(read_cluster_args(values, context), catalog, context);
   const TrainingArgs training = read_training_args(values, context);
+  training_spec = training.training;
   PlanRequest request = plan_request(make_model(training, catalog), cluster, training.training);
   request.topologies = topologies;
   request.space.tp_beyond_node = values.count("tp-beyond-node") > 0;
@@ -133,7 +139,8 @@ int run_plan(const std::vector<std::string>& args, const Context& context) {
   const auto plot_path = string_option(parser.values(), "plot");
   std::optional<OutputSink> plot_sink;
   if (plot_path) plot_sink.emplace(OutputOptions{Format::kTable, *plot_path}, context, "--plot");
-  const PlanRequest request = read_request(parser.values(), context);
+  TrainingSpec training;
+  const PlanRequest request = read_request(parser.values(), context, training);
 
   PlanResult result;
   {
@@ -141,6 +148,8 @@ int run_plan(const std::vector<std::string>& args, const Context& context) {
     result = plan(request, [&bar](double fraction) { bar.update(fraction); });
   }
   if (result.feasible == 0) throw_infeasible(result);
+  const StepEstimate& best = result.top.front();
+  warn_ineffective_knobs(best, result.model, cluster_of(best, result.cluster), training, context);
   if (plot_sink) {
     plot_sink->stream() << render_svg(pareto_chart(result,
                                                    request.model.name + " on " +

@@ -37,7 +37,7 @@ int run_topology(const std::vector<std::string>& args, const Context& context) {
                       hint.empty() ? "expected one of " + join(known, ", ") : hint);
   }
   if (all) values.erase("topology");  // the [cluster] reader knows fabric kinds only
-  const ClusterSpec cluster = make_cluster(read_cluster_args(values, context), load_catalog());
+  const ClusterSpec cluster = make_cluster(read_cluster_args(values, context), load_catalog(), context);
 
   if (all) {
     const std::vector<FabricOption> options = compare_fabrics(cluster);

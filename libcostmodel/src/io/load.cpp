@@ -118,6 +118,23 @@ ClusterSpec cluster_from(const yaml::Document& document, const Catalog& catalog)
 
 }  // namespace
 
+ErrorLocation locate_field(const std::string& path, const std::string& dotted_field) {
+  const yaml::Document document = yaml::parse_file(path);
+  YAML::Node node = document.root;
+  ErrorLocation found{path, 0, 0};
+  size_t start = 0;
+  while (start <= dotted_field.size()) {
+    const size_t dot = std::min(dotted_field.find('.', start), dotted_field.size());
+    const std::string key = dotted_field.substr(start, dot - start);
+    if (!node.IsMap() || !node[key]) break;
+    const YAML::Node child = node[key];
+    found = yaml::location_of(path, child);
+    node.reset(child);
+    start = dot + 1;
+  }
+  return found;
+}
+
 ModelSpec load_model_file(const std::string& path) {
   return model_from(yaml::parse_file(path));
 }

@@ -353,6 +353,11 @@ NcclTestsLog parse_nccl_tests_log(const std::string& text, const std::string& fi
 }
 
 NcclTestsLog load_nccl_tests_log(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(ErrorLocation{path, 0, 0}, "", "is a directory, expected an nccl-tests log (a file)");
+  }
+  if (!std::filesystem::exists(path, ec)) throw Error(ErrorLocation{path, 0, 0}, "", "no such file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorLocation{path, 0, 0}, "", "cannot open the nccl-tests log");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

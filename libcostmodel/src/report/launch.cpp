@@ -12,8 +12,8 @@ namespace {
 std::string headline(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& base) {
   const ClusterSpec c = cluster_of(e, base);
   return "# costmodel: " + model.name + " on " + std::to_string(c.gpus) + " x " + c.gpu.name + " (" +
-         std::string(to_string(c.topology)) + "): predicted step " + format_number(e.step_time.value) + " s, " +
-         format_number(e.model_flops_per_gpu.value / 1e12) + " TFLOP/s per GPU, MFU " +
+         std::string(to_string(c.topology)) + "): predicted step " + format_number(e.step_time.value) +
+         " s, " + format_number(e.model_flops_per_gpu.value / 1e12) + " TFLOP/s per GPU, MFU " +
          format_number(100.0 * e.mfu, 3) + "%" + (e.fits_memory ? "" : " (does not fit in memory)");
 }
 
@@ -46,10 +46,13 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
     arg("--recompute-granularity", "selective");
   }
   if (st.zero >= 1 && st.zero <= 2) arg("--use-distributed-optimizer");
-  if (st.zero == 2) comments.push_back("# ZeRO-2 has no Megatron-LM flag: the distributed optimizer shards optimizer states (ZeRO-1)");
+  if (st.zero == 2)
+    comments.push_back(
+        "# ZeRO-2 has no Megatron-LM flag: the distributed optimizer shards optimizer states (ZeRO-1)");
   if (st.zero == 3) {
     arg("--use-torch-fsdp2");
-    comments.push_back("# ZeRO-3: Megatron-Core's FSDP2 path (--use-torch-fsdp2) shards parameters, gradients and states");
+    comments.push_back(
+        "# ZeRO-3: Megatron-Core's FSDP2 path (--use-torch-fsdp2) shards parameters, gradients and states");
   }
   if (st.overlap && st.dp * st.cp > 1) {
     arg("--overlap-grad-reduce");
@@ -77,11 +80,12 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
   // batch sizes, and the model config's recompute and precision.
   out << "trainer.strategy.tensor_model_parallel_size=" << st.tp << '\n'
       << "trainer.strategy.pipeline_model_parallel_size=" << st.pp << '\n'
-      << "trainer.strategy.virtual_pipeline_model_parallel_size=" << (st.vpp > 1 ? std::to_string(st.vpp) : "null")
-      << '\n'
+      << "trainer.strategy.virtual_pipeline_model_parallel_size="
+      << (st.vpp > 1 ? std::to_string(st.vpp) : "null") << '\n'
       << "trainer.strategy.context_parallel_size=" << st.cp << '\n';
   if (model.is_moe()) out << "trainer.strategy.expert_model_parallel_size=" << st.ep << '\n';
-  out << "trainer.strategy.sequence_parallel=" << (st.sequence_parallel && st.tp > 1 ? "true" : "false") << '\n'
+  out << "trainer.strategy.sequence_parallel=" << (st.sequence_parallel && st.tp > 1 ? "true" : "false")
+      << '\n'
       << "data.micro_batch_size=" << st.micro_batch << '\n'
       << "data.global_batch_size=" << st.global_batch << '\n'
       << "data.seq_length=" << model.seq_len << '\n';

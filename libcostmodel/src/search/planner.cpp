@@ -441,6 +441,10 @@ PlanResult plan(const PlanRequest& request, const PlanProgress& progress) {
     result.feasible += p.feasible;
     for (size_t k = 0; k < p.rejected.size(); ++k) result.rejected[k] += p.rejected[k];
   }
+  if (result.evaluated == 0) {
+    result.no_candidates =
+        why_no_splits(request.space, request.model, request.cluster.gpus, request.cluster.scale_up_domain());
+  }
   result.top = merge_top(partials, request);
   result.pareto = merge_front(partials, request);
   if (result.feasible == 0) result.closest = merge_closest(partials, request, targets);

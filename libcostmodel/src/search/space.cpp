@@ -150,4 +150,41 @@ SearchSpace pinned(SearchSpace space, const Pins& pins) {
   return space;
 }
 
+std::vector<std::string> why_no_splits(const SearchSpace& space, const ModelSpec& model, int gpus,
+                                       int scale_up_domain) {
+  std::vector<std::string> reasons;
+  const auto each = [&](const std::vector<int>& pins, const char* name, int whole) {
+    for (const int v : pins) {
+      if (v < 1 || whole % v != 0) {
+        reasons.push_back(std::string(name) + " " + std::to_string(v) + " does not divide the " +
+                          std::to_string(whole) + " GPUs");
+      }
+    }
+  };
+  each(space.tp, "tp", gpus);
+  each(space.pp, "pp", gpus);
+  each(space.dp, "dp", gpus);
+  each(space.cp, "cp", gpus);
+  if (!space.tp.empty() && !space.pp.empty() && !space.dp.empty()) {
+    // With cp free, it takes what tp·pp·dp leave; pinned too, the four must multiply to the GPUs.
+    const long long product = static_cast<long long>(space.tp.front()) * space.pp.front() * space.dp.front() *
+                              (space.cp.empty() ? 1 : space.cp.front());
+    if ((space.cp.empty() && gpus % product != 0) || (!space.cp.empty() && product != gpus)) {
+      reasons.push_back("the pinned degrees multiply to " + std::to_string(product) +
+                        (space.cp.empty() ? ", which does not divide the " : ", not the ") +
+                        std::to_string(gpus) + " GPUs");
+    }
+  }
+  if (!model.is_moe()) {
+    for (const int ep : space.ep) {
+      if (ep > 1) reasons.push_back("ep " + std::to_string(ep) + " needs a mixture-of-experts model");
+    }
+  }
+  if (reasons.empty() &&
+      CandidateSpace(space, model, gpus, scale_up_domain, TrainingSettings{}).splits().empty()) {
+    reasons.push_back("no split of " + std::to_string(gpus) + " GPUs satisfies the pins together");
+  }
+  return reasons;
+}
+
 }  // namespace costmodel

@@ -21,6 +21,11 @@ namespace costmodel {
 /// (io/hf_config.hpp).
 [[nodiscard]] ModelSpec resolve_model(const std::string& name_or_path, const Catalog& catalog);
 
+/// Where the value at `dotted_field` (e.g. "scale_out.link.line_rate") is written in the YAML file `path`:
+/// the deepest node of that path the file has (the catalog name "scale_out.link" when the link is not
+/// inline); line 0 when the file does not write it.
+[[nodiscard]] ErrorLocation locate_field(const std::string& path, const std::string& dotted_field);
+
 /// A cluster file (schema: DESIGN.md §4); names resolve against `catalog`.
 [[nodiscard]] ClusterSpec load_cluster_file(const std::string& path, const Catalog& catalog);
 /// The same from YAML text; `filename` is used in error messages.

@@ -84,6 +84,8 @@ struct PlanResult {
   /// then invalid ones), with their reasons.
   std::vector<RejectedCandidate> closest;
   std::vector<std::string> skipped_topologies;  ///< fabrics that could not be built, with the reason
+  /// When no candidate exists at all (evaluated == 0): why the pins exclude every split (why_no_splits()).
+  std::vector<std::string> no_candidates;
 };
 
 /// Progress callback: the fraction of the work done, in [0, 1], called from the calling thread.

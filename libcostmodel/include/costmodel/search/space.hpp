@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "costmodel/estimate/step.hpp"
@@ -107,6 +108,12 @@ class CandidateSpace {
   std::array<bool, 2> overlap_{};
   int overlap_count_ = 0;
 };
+
+/// Why `space` holds no split of `gpus` GPUs at all (the pins exclude every one): one reason per pin that
+/// cannot hold (tp 3 does not divide 1024 GPUs; the pinned degrees multiply to more than the GPUs; ...).
+/// Empty when some split exists.
+[[nodiscard]] std::vector<std::string> why_no_splits(const SearchSpace& space, const ModelSpec& model,
+                                                     int gpus, int scale_up_domain);
 
 /// Every positive divisor of `n`, ascending (empty for n < 1).
 [[nodiscard]] std::vector<int> divisors(std::int64_t n);
