@@ -28,10 +28,11 @@ std::vector<IneffectiveKnob> ineffective_knobs(const StepEstimate& e, const Mode
     if (replicas <= 1) {
       out.push_back({"dp_algorithm", "the chosen configuration has no data parallelism (dp x cp = 1)"});
     } else if (unchanged(automatic)) {
-      out.push_back({"dp_algorithm", st.zero >= 1 ? "ZeRO " + std::to_string(st.zero) +
-                                                        " exchanges gradients by reduce-scatter and all-gather, "
-                                                        "where it is not used or is what auto picks anyway"
-                                                  : "auto picks the same algorithm for this gradient exchange"});
+      out.push_back({"dp_algorithm", st.zero >= 1
+                                         ? "ZeRO " + std::to_string(st.zero) +
+                                               " exchanges gradients by reduce-scatter and all-gather, "
+                                               "where it is not used or is what auto picks anyway"
+                                         : "auto picks the same algorithm for this gradient exchange"});
     }
   }
   if (training.tp_algorithm != Algorithm::kAuto) {
@@ -44,7 +45,8 @@ std::vector<IneffectiveKnob> ineffective_knobs(const StepEstimate& e, const Mode
     }
   }
   if (training.compression.kind != CompressionKind::kNone && replicas <= 1) {
-    out.push_back({"compression", "the chosen configuration has no data parallelism to compress (dp x cp = 1)"});
+    out.push_back(
+        {"compression", "the chosen configuration has no data parallelism to compress (dp x cp = 1)"});
   }
   if (training.pins.sequence_parallel && st.tp <= 1) {
     out.push_back({"sequence_parallel", "sequence parallelism needs tensor parallelism (tp = 1)"});

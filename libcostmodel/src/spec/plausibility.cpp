@@ -49,18 +49,18 @@ void check_link(const ClusterSpec& c, const Catalog& catalog, std::vector<Warnin
   if (!known && given.value > fastest) {
     for (const auto& link : catalog.links) {
       if (near(given.value / kBitsPerByte, link.line_rate.value)) {
-        out.push_back({"scale_out.link.line_rate",
-                       rate(given) + " per NIC is 8x " + link.name + "'s " + rate(link.line_rate) +
-                           "; did you mean bits (Gbps, not GB/s)?"});
+        out.push_back({"scale_out.link.line_rate", rate(given) + " per NIC is 8x " + link.name + "'s " +
+                                                       rate(link.line_rate) +
+                                                       "; did you mean bits (Gbps, not GB/s)?"});
         break;
       }
     }
   } else if (!known && given.value < slowest) {
     for (const auto& link : catalog.links) {
       if (near(given.value * kBitsPerByte, link.line_rate.value)) {
-        out.push_back({"scale_out.link.line_rate",
-                       rate(given) + " per NIC is 1/8 of " + link.name + "'s " + rate(link.line_rate) +
-                           "; did you mean bytes (GB/s, not Gbps)?"});
+        out.push_back({"scale_out.link.line_rate", rate(given) + " per NIC is 1/8 of " + link.name + "'s " +
+                                                       rate(link.line_rate) +
+                                                       "; did you mean bytes (GB/s, not Gbps)?"});
         break;
       }
     }
@@ -70,8 +70,8 @@ void check_link(const ClusterSpec& c, const Catalog& catalog, std::vector<Warnin
                    "link '" + c.link.name + "' has no NIC price: the network's capex counts its NICs at $0"});
   }
   if (c.link.media.rfind("optical", 0) == 0 && c.link.transceiver_price.value <= 0.0) {
-    out.push_back({"scale_out.link.transceiver_price", "optical link '" + c.link.name +
-                                                           "' has no transceiver price: its optics cost $0"});
+    out.push_back({"scale_out.link.transceiver_price",
+                   "optical link '" + c.link.name + "' has no transceiver price: its optics cost $0"});
   }
   const bool switched = c.topology != TopologyKind::kTorus2D && c.topology != TopologyKind::kTorus3D;
   if (switched && c.switch_spec.price.value <= 0.0) {

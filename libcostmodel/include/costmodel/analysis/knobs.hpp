@@ -22,7 +22,8 @@ struct IneffectiveKnob {
 
 /// The knobs `training` sets that leave `estimate` (of `model` on `cluster`) unchanged: re-evaluated without
 /// the knob where that is the test (the same step time), or by rule where the knob cannot apply.
-[[nodiscard]] std::vector<IneffectiveKnob> ineffective_knobs(const StepEstimate& estimate, const ModelSpec& model,
+[[nodiscard]] std::vector<IneffectiveKnob> ineffective_knobs(const StepEstimate& estimate,
+                                                             const ModelSpec& model,
                                                              const ClusterSpec& cluster,
                                                              const TrainingSpec& training);
 
