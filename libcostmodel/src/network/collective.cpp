@@ -106,26 +106,25 @@ double network_excess(const LinkPath& path, Seconds latency, int hops) {
   return latency.value - reference;
 }
 
-// The ring graph's channels (src/graph/search.cc ncclTopoCompute, restated): the search starts from the
-// fastest listed per-channel speed a GPU-to-GPU (one domain) or GPU-to-NIC path carries and finds as many
-// channels as the GPU's bandwidth holds; ncclTopoDupChannels then doubles them unless the speed is below
-// 25 GB/s, or below 50 GB/s with more than 4 channels from Hopper on. Only NCCL's per-channel caps read it.
-int ring_channels(const Model& m, const LinkPath& path, GpuArchitecture architecture) {
-  const int list = speed_list(architecture);
+// The ring and tree graphs' channels (src/graph/search.cc ncclTopoCompute, restated): across domains one
+// per NIC the domain's ranks drive (each channel leaves through one NIC at the GPU-to-NIC path's speed),
+// inside one domain as many as the GPU's NVLink holds at the generation's fastest listed speed (6 x 60 GB/s
+// on an H100); ncclTopoDupChannels then doubles them unless the speed is below 25 GB/s, or below 50 GB/s from
+// Hopper on (NCCL also keeps them when there are 4 or fewer; dropped here, so that channels never fall as
+// bandwidth rises). Only NCCL's per-channel caps read it.
+int ring_channels(const Model& m, const LinkPath& path) {
   double speed = 0.0;
-  double total = 0.0;
+  double count = 0.0;
   if (m.multi) {
-    speed = speed_at_most(nccl::kInterSpeeds[list], path.nic_path_bandwidth.value / kGiga);
-    total = m.local * m.out_bw / kGiga;
-    if (m.local > 1) total = std::min(total, m.up_bw / kGiga);
+    speed = std::max(path.nic_path_bandwidth.value, kMinBandwidth) / kGiga;
+    count = m.local * m.out_bw / kGiga / speed;
   } else {
-    speed = speed_at_most(nccl::kIntraSpeeds[list], m.up_bw / kGiga);
-    total = m.up_bw / kGiga;
+    speed = nccl::kIntraSpeeds[static_cast<std::size_t>(speed_list(path.architecture))][0];
+    count = m.up_bw / kGiga / speed;
   }
-  int channels = std::clamp(static_cast<int>(std::lround(total / speed)), 1, nccl::kMaxSearchChannels);
-  const bool keep = speed < 25.0 || (m.arch >= 2 && speed < 50.0 && channels > 4);
-  if (!keep) channels *= 2;
-  return channels;
+  const int channels = std::clamp(static_cast<int>(std::lround(count)), 1, nccl::kMaxSearchChannels);
+  const bool keep = speed < 25.0 || (m.arch >= 2 && speed < 50.0);
+  return keep ? channels : 2 * channels;
 }
 
 Model model_of(const LinkPath& path) {
@@ -148,7 +147,7 @@ Model model_of(const LinkPath& path) {
   if (m.local > 1) busbw = m.up_bw;
   if (m.multi) busbw = std::min(busbw, m.local * m.out_bw);
   m.ring_busbw = std::isfinite(busbw) ? busbw : kMinBandwidth;
-  m.channels = ring_channels(m, path, path.architecture);
+  m.channels = ring_channels(m, path);
   // NVLS graph (search.cc ncclTopoSearchTryNvls): one channel per head GPU, at most NCCL_MAX_NVLS_ARITY;
   // every channel takes its speed on each GPU's NVLink, the head's twice: (nCh + 1) x speed <= the GPU's.
   if (m.local > 1) {
@@ -636,6 +635,14 @@ bool protocol_applicable(Algorithm a, Protocol p) {
   return p == Protocol::kAuto || a == Algorithm::kAuto || runs_protocol(a, static_cast<int>(p));
 }
 
+// Auto with a pinned protocol needs one of its candidates to run that protocol here.
+bool auto_runs(Collective c, const LinkPath& path, Protocol p) {
+  if (p == Protocol::kAuto) return true;
+  return std::any_of(kAutoCandidates.begin(), kAutoCandidates.end(), [&](Algorithm a) {
+    return runs_protocol(a, static_cast<int>(p)) && applicable_inline(c, a, path);
+  });
+}
+
 constexpr std::size_t entry_index(Collective c, Algorithm a, int proto) {
   return (static_cast<std::size_t>(c) * CollectiveTable::kAlgorithms + static_cast<std::size_t>(a)) *
              CollectiveTable::kProtocols +
@@ -683,17 +690,22 @@ std::string why_not_applicable(Collective c, Algorithm a, const LinkPath& path, 
     return false;
   });
   if (reason.empty() && !protocol_applicable(a, p)) reason = protocol_reason(a, p);
+  if (reason.empty() && a == Algorithm::kAuto && !auto_runs(c, path, p)) {
+    reason = "no algorithm runs " + std::string(to_string(c)) + " with protocol " +
+             std::string(to_string(p)) + " here";
+  }
   return reason;
 }
 
 bool applicable(Collective c, Algorithm a, const LinkPath& path, Protocol p) {
+  if (a == Algorithm::kAuto) return auto_runs(c, path, p);
   return protocol_applicable(a, p) && applicable_inline(c, a, path);
 }
 
 CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& path, Protocol p) {
   check_size(n);
   if (path.ranks <= 1) return single_rank(a, p);
-  if (a != Algorithm::kAuto && !applicable(c, a, path, p)) not_applicable(c, a, p);
+  if (!applicable(c, a, path, p)) not_applicable(c, a, p);
   const Model m = model_of(path);
   const ProtocolRange range = protocols(p);
   CommCost best{Seconds(std::numeric_limits<double>::infinity()), Seconds(0.0), Seconds(0.0), Algorithm::kRing,

@@ -76,19 +76,13 @@ inline constexpr int kNvlsTreeCorrectionEntries = 24;
 /// The smallest factor per protocol (for pruning candidates that can never win).
 inline constexpr PerProtocol kTreeCorrectionMin{0.4, 0.6, 0.5};
 
-/// search.cc speed arrays (GB/s per channel) tried from the top: intra-node graphs (no NIC) and graphs with a
-/// NIC, per generation (sm < 90, sm90, sm100). Zero-padded.
+/// search.cc speed arrays for graphs inside one node (GB/s per channel), tried from the top, per generation
+/// (sm < 90, sm90, sm100). Zero-padded.
 using Speeds = std::array<double, 20>;
 inline constexpr std::array<Speeds, 3> kIntraSpeeds{{
     {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0},
     {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0},
     {90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0},
-}};
-inline constexpr std::array<Speeds, 3> kInterSpeeds{{
-    {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.4, 1.2, 0.24, 0.12},
-    {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12},
-    {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2,
-     0.24, 0.12},
 }};
 /// search.cc: the search keeps at most MAXCHANNELS/2 channels before ncclTopoDupChannels doubles them.
 inline constexpr int kMaxSearchChannels = 16;
