@@ -463,11 +463,22 @@ double correction(int proto, int entries, double n) {
   return nccl::kTreeCorrection[static_cast<std::size_t>(proto)][static_cast<std::size_t>(index)];
 }
 
-CommCost cost_of(const Entry& e, Algorithm a, int proto, double n) {
+struct Terms {
+  double latency = 0.0;
+  double bandwidth = 0.0;
+};
+
+inline Terms terms_of(const Entry& e, int proto, double n) {
   const double latency =
       e.plateau_bytes > 0.0 && n >= e.plateau_bytes ? e.latency * e.plateau_factor : e.latency;
-  const double bandwidth = n * e.seconds_per_byte / correction(proto, e.correction, n);
-  return CommCost{Seconds(latency + bandwidth), Seconds(latency), Seconds(bandwidth), a,
+  double bandwidth = n * e.seconds_per_byte;
+  if (e.correction > 0) bandwidth /= correction(proto, e.correction, n);
+  return {latency, bandwidth};
+}
+
+CommCost cost_of(const Entry& e, Algorithm a, int proto, double n) {
+  const Terms t = terms_of(e, proto, n);
+  return CommCost{Seconds(t.latency + t.bandwidth), Seconds(t.latency), Seconds(t.bandwidth), a,
                   static_cast<Protocol>(proto)};
 }
 
@@ -785,17 +796,18 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const CollectivePat
   check_size(n);
   if (path.ranks <= 1) return single_rank(a, p);
   const CollectiveTable& table = path.table;
-  CommCost best{Seconds(std::numeric_limits<double>::infinity()), Seconds(0.0), Seconds(0.0), Algorithm::kRing,
-                Protocol::kSimple};
-  bool found = false;
+  // The fastest entry first, from plain numbers; its CommCost once.
+  std::size_t best = table.entries.size();
+  double best_time = std::numeric_limits<double>::infinity();
   const auto consider = [&](std::size_t index) {
     const Entry& e = table.entries[index];
     if (!e.runs()) return;
-    const auto proto = static_cast<int>(index % CollectiveTable::kProtocols);
-    const auto algorithm = static_cast<Algorithm>(index / CollectiveTable::kProtocols % CollectiveTable::kAlgorithms);
-    const CommCost cost = cost_of(e, algorithm, proto, n.value);
-    if (!found || cost.time < best.time) best = cost;
-    found = true;
+    const Terms t = terms_of(e, static_cast<int>(index % CollectiveTable::kProtocols), n.value);
+    const double time = t.latency + t.bandwidth;
+    if (best == table.entries.size() || time < best_time) {
+      best = index;
+      best_time = time;
+    }
   };
   if (a == Algorithm::kAuto && p == Protocol::kAuto) {
     const auto ci = static_cast<std::size_t>(c);
@@ -806,8 +818,10 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const CollectivePat
     const ProtocolRange range = protocols(p);
     for (int proto = range.first; proto <= range.last; ++proto) consider(entry_index(c, a, proto));
   }
-  if (!found) not_applicable(c, a, p);
-  return best;
+  if (best == table.entries.size()) not_applicable(c, a, p);
+  const auto proto = static_cast<int>(best % CollectiveTable::kProtocols);
+  const auto algorithm = static_cast<Algorithm>(best / CollectiveTable::kProtocols % CollectiveTable::kAlgorithms);
+  return cost_of(table.entries[best], algorithm, proto, n.value);
 }
 
 std::optional<Bytes> crossover_size(Collective c, Algorithm small, Algorithm large, const LinkPath& path,
