@@ -208,8 +208,8 @@ TEST_CASE("calibrate_cluster inverts the model: constants the model produced com
   // What the model's ring AllReduce takes on 16 ranks over 2 nodes in the two regimes an alpha-beta fit of
   // nccl-tests captures, as if measured: the small-message latency (LL) and the large-message bandwidth
   // (Simple).
-  const double alpha =
-      collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(0.0), 16, 1, cluster).latency_term.value;
+  const double alpha = collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(0.0), 16, 1, cluster)
+                           .latency_term.value;
   const Bytes large(1073741824.0);
   const double beta =
       collective_cost(Collective::kAllReduce, Algorithm::kRing, large, 16, 1, cluster).bandwidth_term.value /

@@ -112,9 +112,9 @@ TEST_CASE("collective: the protocol beside the algorithm; --proto pins one (NCCL
   // Pinned: every row runs it, and LL pays half the bus bandwidth for its latency.
   const Json ll = collective_json(with({"--op", "allreduce", "--algo", "ring", "--proto", "ll"}, kDgxH100));
   for (const Json& row : member(ll, "rows").as_array()) CHECK(text(member(row, "protocol")) == "ll");
-  CHECK(busbw_at_8gib(ll) < 0.5 * busbw_at_8gib(collective_json(with({"--op", "allreduce", "--algo", "ring",
-                                                                        "--proto", "simple"},
-                                                                       kDgxH100))));
+  CHECK(busbw_at_8gib(ll) <
+        0.5 * busbw_at_8gib(collective_json(
+                  with({"--op", "allreduce", "--algo", "ring", "--proto", "simple"}, kDgxH100))));
   SUBCASE("a protocol the algorithm does not run, or no protocol at all, exits 2 naming --proto") {
     const CliResult nvls =
         run_cli(with({"collective", "--op", "allreduce", "--algo", "in-network", "--proto", "ll"}, kDgxH100));
@@ -133,7 +133,8 @@ TEST_CASE("collective: the protocol beside the algorithm; --proto pins one (NCCL
 TEST_CASE("collective: SHARP across nodes only with --in-network sharp (NCCL keeps CollNet off)") {
   const std::vector<std::string> h100_64 = {"--op", "allreduce", "--gpu", "h100-sxm", "--gpus", "64"};
   const Json off = collective_json(h100_64);
-  for (const Json& row : member(off, "rows").as_array()) CHECK(text(member(row, "algorithm")) != "in-network");
+  for (const Json& row : member(off, "rows").as_array())
+    CHECK(text(member(row, "algorithm")) != "in-network");
   std::vector<std::string> on_args = h100_64;
   on_args.insert(on_args.end(), {"--in-network", "sharp"});
   const Json on = collective_json(on_args);
@@ -189,7 +190,7 @@ TEST_CASE("collective: table and csv formats") {
       run_cli(with({"collective", "--op", "allreduce", "--max-bytes", "64B", "--format", "csv"}, kDgxH100));
   REQUIRE(csv.exit_code == 0);
   CHECK(csv.out.rfind("size,count,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,latency_us,bandwidth_us\n",
-                       0) == 0);
+                      0) == 0);
   CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 5);  // header + 8, 16, 32, 64 B
 }
 

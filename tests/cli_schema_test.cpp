@@ -121,8 +121,10 @@ TEST_CASE("topology: inventory of one fabric and of all") {
 
 TEST_CASE("catalog: every catalog's fields") {
   const std::string gpus =
-      "name,vendor,architecture,peak_fp32_flops,peak_tf32_flops,peak_bf16_flops,peak_fp16_flops,peak_fp8_flops,"
-      "hbm_bytes,hbm_bandwidth_Bps,host_link_Bps,scale_up_bandwidth_Bps,scale_up_domain,scale_up_latency_s,scale_up_in_network_"
+      "name,vendor,architecture,peak_fp32_flops,peak_tf32_flops,peak_bf16_flops,peak_fp16_flops,peak_fp8_"
+      "flops,"
+      "hbm_bytes,hbm_bandwidth_Bps,host_link_Bps,scale_up_bandwidth_Bps,scale_up_domain,scale_up_latency_s,"
+      "scale_up_in_network_"
       "reduction,"
       "scale_up_efficiency,tdp_w,price_usd,price_estimate,hourly_price_usd_per_h,efficiency_gemm,"
       "efficiency_gemm_half_size,efficiency_hbm,efficiency_attention,efficiency_overlap,memory_reserve_bytes,"

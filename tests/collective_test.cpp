@@ -56,11 +56,10 @@ double busbw_gbps(Collective c, Algorithm a, const ClusterSpec& cl, int ranks, B
 constexpr Collective kAllCollectives[] = {
     Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather, Collective::kAllToAll,
     Collective::kBroadcast, Collective::kReduce,        Collective::kSendRecv};
-constexpr Algorithm kAllAlgorithms[] = {Algorithm::kRing,         Algorithm::kDoubleBinaryTree,
-                                        Algorithm::kHalvingDoubling, Algorithm::kHierarchical,
-                                        Algorithm::kDirect,       Algorithm::kInNetwork,
-                                        Algorithm::kNvlsTree,     Algorithm::kTorusBucket,
-                                        Algorithm::kAuto};
+constexpr Algorithm kAllAlgorithms[] = {
+    Algorithm::kRing,         Algorithm::kDoubleBinaryTree, Algorithm::kHalvingDoubling,
+    Algorithm::kHierarchical, Algorithm::kDirect,           Algorithm::kInNetwork,
+    Algorithm::kNvlsTree,     Algorithm::kTorusBucket,      Algorithm::kAuto};
 constexpr Protocol kAllProtocols[] = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple, Protocol::kAuto};
 
 ClusterSpec with_sharp(ClusterSpec c) {
@@ -103,13 +102,13 @@ TEST_CASE("every (algorithm, protocol) has its own latency and bandwidth (NCCL s
   SUBCASE("ring AllReduce: base + 14 NVLink steps; LL half the bus bandwidth up to llMaxBw, LL128 0.92") {
     // ring.cc: latency base + 2(p-1) x hwLat[NVLINK][Ring]; algorithm bandwidth busBw x 8 / 14.
     const CommCost ll = cost(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL);
-    CHECK(ll.latency_term.value == doctest::Approx((6.6 + 14 * 0.6) * kUs));            // 15.0 us
-    CHECK(ll.bandwidth_term.value == doctest::Approx(1e9 / (87.7e9 * 8 / 14)));        // min(87.7, 115.5)
+    CHECK(ll.latency_term.value == doctest::Approx((6.6 + 14 * 0.6) * kUs));     // 15.0 us
+    CHECK(ll.bandwidth_term.value == doctest::Approx(1e9 / (87.7e9 * 8 / 14)));  // min(87.7, 115.5)
     const CommCost ll128 = cost(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL128);
-    CHECK(ll128.latency_term.value == doctest::Approx((14.0 + 14 * 1.9) * kUs));       // 40.6 us
+    CHECK(ll128.latency_term.value == doctest::Approx((14.0 + 14 * 1.9) * kUs));          // 40.6 us
     CHECK(ll128.bandwidth_term.value == doctest::Approx(1e9 / (0.92 * 231e9 * 8 / 14)));  // < 12 x 20
     const CommCost simple = cost(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple);
-    CHECK(simple.latency_term.value == doctest::Approx((8.4 + 14 * 3.4) * kUs));       // 56.0 us
+    CHECK(simple.latency_term.value == doctest::Approx((8.4 + 14 * 3.4) * kUs));  // 56.0 us
     CHECK(simple.bandwidth_term.value == doctest::Approx(1e9 / (231e9 * 8 / 14)));
     CHECK(simple.protocol == Protocol::kSimple);
     // Auto takes the fastest: Simple for 1 GB.
@@ -137,8 +136,8 @@ TEST_CASE("every (algorithm, protocol) has its own latency and bandwidth (NCCL s
   SUBCASE("the tree's mid-size correction (treeCorrectionFactor): 4 MiB is index log2(65536) = 16") {
     // Simple's factor at index 16 is 0.7: the bandwidth term is 1/0.7 of the uncorrected one.
     const Bytes mid(4194304.0);
-    const CommCost c = collective_cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, mid, node,
-                                       Protocol::kSimple);
+    const CommCost c =
+        collective_cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, mid, node, Protocol::kSimple);
     CHECK(c.bandwidth_term.value == doctest::Approx(4194304.0 / (0.5 * 0.92 * 231e9) / 0.7));
   }
   SUBCASE("direct all-to-all: 7 NVLink peers at the protocol's step; LL128 is not point-to-point's") {
@@ -175,20 +174,22 @@ TEST_CASE("NVLS and NVLSTree (NCCL src/tuning/nvls.cc)") {
     CHECK_FALSE(applicable(Collective::kAllReduce, Algorithm::kInNetwork, p, Protocol::kLL));
   }
   SUBCASE("NVLS needs more than 2 GPUs in the domain; A100 has none") {
-    CHECK_FALSE(
-        applicable(Collective::kAllReduce, Algorithm::kInNetwork, link_path(dgx_h100(8), Communicator{2, 1, 1})));
-    CHECK(applicable(Collective::kAllReduce, Algorithm::kInNetwork, link_path(dgx_h100(8), Communicator{4, 1, 1})));
-    CHECK_FALSE(
-        applicable(Collective::kAllReduce, Algorithm::kInNetwork, link_path(dgx_a100(8), Communicator{8, 1, 1})));
+    CHECK_FALSE(applicable(Collective::kAllReduce, Algorithm::kInNetwork,
+                           link_path(dgx_h100(8), Communicator{2, 1, 1})));
+    CHECK(applicable(Collective::kAllReduce, Algorithm::kInNetwork,
+                     link_path(dgx_h100(8), Communicator{4, 1, 1})));
+    CHECK_FALSE(applicable(Collective::kAllReduce, Algorithm::kInNetwork,
+                           link_path(dgx_a100(8), Communicator{8, 1, 1})));
   }
   SUBCASE("2 x 8 H100 on NDR: NVLSTree, per channel min(59.5, 2 x 47, 57.7), 25 + 2 x 14 us") {
-    // Per channel: NVLS 40 x 0.85 x 7/8 x 2 = 59.5 GB/s; the NICs 8 x 47 / 8 channels, x2 on two nodes; Hopper's
-    // perChMaxNVLSTreeBw for two nodes 57.7. busBw 8 x 57.7; algorithm bandwidth x 16/30.
+    // Per channel: NVLS 40 x 0.85 x 7/8 x 2 = 59.5 GB/s; the NICs 8 x 47 / 8 channels, x2 on two nodes;
+    // Hopper's perChMaxNVLSTreeBw for two nodes 57.7. busBw 8 x 57.7; algorithm bandwidth x 16/30.
     const LinkPath p = link_path(dgx_h100(16), Communicator{16, 1, 1});
     const CommCost c = collective_cost(Collective::kAllReduce, Algorithm::kNvlsTree, kLarge, p);
     CHECK(c.latency_term.value == doctest::Approx((25 + 2 * 14) * kUs));
     CHECK(c.bandwidth_term.value == doctest::Approx(kLarge.value / (8 * 57.7e9 * 16 / 30)));
-    CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, kLarge, p).algorithm == Algorithm::kNvlsTree);
+    CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, kLarge, p).algorithm ==
+          Algorithm::kNvlsTree);
     // Beyond two nodes the NICs' per channel and the cap (45.5) bind: 8 x 45.5 GB/s.
     const LinkPath four = link_path(dgx_h100(32), Communicator{32, 1, 1});
     const CommCost c4 = collective_cost(Collective::kAllReduce, Algorithm::kNvlsTree, kLarge, four);
@@ -196,8 +197,8 @@ TEST_CASE("NVLS and NVLSTree (NCCL src/tuning/nvls.cc)") {
     CHECK(c4.latency_term.value == doctest::Approx((25 + 2 * 2 * 14) * kUs));
   }
   SUBCASE("NVLSTree runs across domains only, and needs NVLS") {
-    CHECK_FALSE(
-        applicable(Collective::kAllReduce, Algorithm::kNvlsTree, link_path(dgx_h100(8), Communicator{8, 1, 1})));
+    CHECK_FALSE(applicable(Collective::kAllReduce, Algorithm::kNvlsTree,
+                           link_path(dgx_h100(8), Communicator{8, 1, 1})));
     CHECK_FALSE(applicable(Collective::kAllReduce, Algorithm::kNvlsTree,
                            link_path(dgx_a100(16), Communicator{16, 1, 1})));
     CHECK_FALSE(applicable(Collective::kAllGather, Algorithm::kNvlsTree,
@@ -214,14 +215,16 @@ TEST_CASE("latency per NCCL: per-step network costs, the intra-node step of a mu
   }
   SUBCASE("2 nodes x 8 H100: tree LL 6.8 + 2 (7 x 0.6 + 1 x 5.0) = 25.2 us; NCCL issue 1453 logs 25.21 us") {
     // NCCL's log: "128 Bytes -> Algo 0 (Tree) proto 0 (LL) time 25.214764".
-    const CommCost c = collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(128), 16, 1, dgx_h100(16));
+    const CommCost c =
+        collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(128), 16, 1, dgx_h100(16));
     CHECK(c.algorithm == Algorithm::kDoubleBinaryTree);
     CHECK(c.protocol == Protocol::kLL);
     CHECK(c.latency_term.value == doctest::Approx(25.2 * kUs));
     CHECK(c.time.value == doctest::Approx(25.214764 * kUs).epsilon(0.001));
   }
   SUBCASE("a multi-node ring's intra-node steps cost at least the network post (1 us, 3 us for Simple)") {
-    // ring.cc: 6.6 + (30 - 2) x max(0.6, 1.0) + 2 x 2.7 = 40.0 us (LL); Simple 8.4 + 28 x max(3.4, 3) + 2 x 14.
+    // ring.cc: 6.6 + (30 - 2) x max(0.6, 1.0) + 2 x 2.7 = 40.0 us (LL); Simple 8.4 + 28 x max(3.4, 3) + 2
+    // x 14.
     const LinkPath p = link_path(dgx_h100(16), Communicator{16, 1, 1});
     CHECK(collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(0), p, Protocol::kLL)
               .latency_term.value == doctest::Approx(40.0 * kUs));
@@ -235,8 +238,8 @@ TEST_CASE("latency per NCCL: per-step network costs, the intra-node step of a mu
   SUBCASE("2 to 1,024 nodes: the tree's depth is floor(log2 nodes)") {
     for (int nodes = 2; nodes <= 1024; nodes *= 2) {
       const double nccl = 6.8 + 2 * (7 * 0.6 + std::floor(std::log2(nodes)) * 5.0);
-      const CommCost c =
-          collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(8), nodes * 8, 1, dgx_a100(nodes * 8));
+      const CommCost c = collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(8), nodes * 8, 1,
+                                         dgx_a100(nodes * 8));
       CAPTURE(nodes);
       CHECK(c.algorithm == Algorithm::kDoubleBinaryTree);
       CHECK(c.latency_term.value == doctest::Approx(nccl * kUs));
@@ -275,8 +278,8 @@ TEST_CASE("applicability follows NCCL; misuse is an input error") {
                                         link_path(dgx_h100(8), Communicator{8, 1, 1}), Protocol::kLL128),
                   Error);
   const ClusterSpec h100 = dgx_h100(64);
-  CHECK(why_not_applicable(Collective::kAllReduce, Algorithm::kInNetwork, link_path(h100, Communicator{64, 1, 1}),
-                           h100)
+  CHECK(why_not_applicable(Collective::kAllReduce, Algorithm::kInNetwork,
+                           link_path(h100, Communicator{64, 1, 1}), h100)
             .find("scale_out.in_network: sharp") != std::string::npos);
   CHECK(why_not_applicable(Collective::kBroadcast, Algorithm::kDoubleBinaryTree,
                            link_path(h100, Communicator{64, 1, 1}), h100)
@@ -365,7 +368,8 @@ TEST_CASE("hierarchical pipelines its phases: the slowest sets the bandwidth") {
   // + 7 network ring steps).
   const LinkPath p = link_path(dgx_a100(64), Communicator{64, 1, 1});
   const Bytes n(1e9);
-  const CommCost c = collective_cost(Collective::kAllReduce, Algorithm::kHierarchical, n, p, Protocol::kSimple);
+  const CommCost c =
+      collective_cost(Collective::kAllReduce, Algorithm::kHierarchical, n, p, Protocol::kSimple);
   const double up = 0.875 / 231e9;
   const double out = 0.875 / 8 / 24e9;
   CHECK(c.bandwidth_term.value == doctest::Approx(2 * std::max(up, out) * 1e9));
@@ -379,11 +383,14 @@ TEST_CASE("ring/tree crossover") {
         crossover_size(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, Algorithm::kRing, p);
     REQUIRE(crossover.has_value());
     // Below it the tree is faster, above it the ring.
-    CHECK(collective_cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, Bytes(crossover->value / 2), p)
-              .time < collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(crossover->value / 2), p).time);
-    CHECK(collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(crossover->value * 2), p).time <
-          collective_cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, Bytes(crossover->value * 2), p)
-              .time);
+    CHECK(
+        collective_cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, Bytes(crossover->value / 2), p)
+            .time <
+        collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(crossover->value / 2), p).time);
+    CHECK(
+        collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(crossover->value * 2), p).time <
+        collective_cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, Bytes(crossover->value * 2), p)
+            .time);
   }
   SUBCASE("one node: the ring is never slower, no crossover") {
     // Tree (chain): more latency per protocol and 0.92 x half the bus bandwidth.
@@ -472,8 +479,8 @@ TEST_CASE("property: more ranks never make ring AllReduce's latency term smaller
         double previous = 0.0;
         for (int ranks = 1; (ranks - 1) * stride < c.gpus; ++ranks) {
           const LinkPath p = link_path(c, Communicator{ranks, stride, 1});
-          const double latency =
-              collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(0), p, proto).latency_term.value;
+          const double latency = collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(0), p, proto)
+                                     .latency_term.value;
           CAPTURE(c.gpus);
           CAPTURE(stride);
           CAPTURE(ranks);

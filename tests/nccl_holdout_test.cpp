@@ -138,9 +138,9 @@ TEST_CASE("held-out nccl-tests measurements (tests/fixtures/nccl-holdout.yaml)")
     std::printf("| measurement | size | class | measured | model | error (%%) | model's choice | held |\n");
     std::printf("| --- | ---: | --- | ---: | ---: | ---: | --- | --- |\n");
     for (const Point& p : points) {
-      std::printf("| %s | %s | %s | %.4g | %.4g | %+.1f | %s | %s |\n", p.id.c_str(), size_text(p.bytes).c_str(),
-                  name_of(p.size_class), p.measured, p.model, 100 * p.error(), p.choice.c_str(),
-                  p.held ? "yes" : "no");
+      std::printf("| %s | %s | %s | %.4g | %.4g | %+.1f | %s | %s |\n", p.id.c_str(),
+                  size_text(p.bytes).c_str(), name_of(p.size_class), p.measured, p.model, 100 * p.error(),
+                  p.choice.c_str(), p.held ? "yes" : "no");
     }
     for (SizeClass c : {SizeClass::kSmall, SizeClass::kMid, SizeClass::kLarge}) {
       const Stats s = stats_of(points, c);

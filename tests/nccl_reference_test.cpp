@@ -82,15 +82,16 @@ TEST_CASE("large messages within 10% (../shared/reference/nccl-busbw.yaml measur
   }
 }
 
-TEST_CASE("the size curve within 15%, large within 10%: 8 x H200, NCCL's default choice (S. Bekman, "
-          "ml-engineering network/benchmarks)") {
+TEST_CASE(
+    "the size curve within 15%, large within 10%: 8 x H200, NCCL's default choice (S. Bekman, "
+    "ml-engineering network/benchmarks)") {
   const ClusterSpec c = cluster("h200-sxm", 8, 8, "ib-ndr-400g", 8);
   struct Point {
     double bytes;
     double busbw;
     double tolerance;
   };
-  const Point points[] = {{256 * 1024.0, 24.63, 0.15}, {4 * kMiB, 139.97, 0.15}, {16 * kMiB, 242.45, 0.15},
+  const Point points[] = {{256 * 1024.0, 24.63, 0.15}, {4 * kMiB, 139.97, 0.15},   {16 * kMiB, 242.45, 0.15},
                           {64 * kMiB, 369.82, 0.15},   {128 * kMiB, 411.21, 0.15}, {kGiB, 464.0, 0.10}};
   for (const Point& p : points) {
     CAPTURE(p.bytes);
@@ -99,7 +100,8 @@ TEST_CASE("the size curve within 15%, large within 10%: 8 x H200, NCCL's default
   }
 }
 
-TEST_CASE("latency within 20%: 2 x 8 H20 (H100's NVLink), NVLSTree forced, 8 B in 47.6 us (NCCL issue 1244)") {
+TEST_CASE(
+    "latency within 20%: 2 x 8 H20 (H100's NVLink), NVLSTree forced, 8 B in 47.6 us (NCCL issue 1244)") {
   // NVLSTree: the NVLink NVLS step (25 us) + 2 floor(log2 2) network steps (14 us): 53 us.
   const ClusterSpec c = cluster("h100-sxm", 16, 8, "ib-ndr-400g", 8);
   const CommCost cost = collective_cost(Collective::kAllReduce, Algorithm::kNvlsTree, Bytes(8), 16, 1, c);

@@ -15,7 +15,7 @@ inline GpuSpec a100() {
   GpuSpec gpu;
   gpu.name = "a100-80gb";
   gpu.architecture = GpuArchitecture::kAmpere;
-  gpu.host_link = BytesPerSecond(24e9);  // PCIe Gen4 x16 (NCCL src/graph/topo.cc)
+  gpu.host_link = BytesPerSecond(24e9);            // PCIe Gen4 x16 (NCCL src/graph/topo.cc)
   gpu.scale_up.bandwidth = BytesPerSecond(300e9);  // 12 NVLink3 x 25 GB/s per direction
   gpu.scale_up.domain = 8;
   gpu.scale_up.latency = Seconds(0.7e-6);
@@ -27,7 +27,7 @@ inline GpuSpec h100() {
   GpuSpec gpu;
   gpu.name = "h100-sxm";
   gpu.architecture = GpuArchitecture::kHopper;
-  gpu.host_link = BytesPerSecond(48e9);  // PCIe Gen5 x16 (NCCL src/graph/topo.cc)
+  gpu.host_link = BytesPerSecond(48e9);            // PCIe Gen5 x16 (NCCL src/graph/topo.cc)
   gpu.scale_up.bandwidth = BytesPerSecond(450e9);  // 18 NVLink4 x 25 GB/s per direction
   gpu.scale_up.domain = 8;
   gpu.scale_up.latency = Seconds(0.7e-6);

@@ -356,7 +356,8 @@ TEST_CASE("paths: per-rank bandwidth, hops, latency and in-network reduction") {
     // The accelerator's ports are on the package here (no PCIe link to share: host_link 0).
     GpuSpec accelerator = h100();
     accelerator.host_link = BytesPerSecond(0.0);
-    const Topology t = build_topology(cluster(accelerator, 64, 1, ndr(), 6, qm9700(), TopologyKind::kTorus3D));
+    const Topology t =
+        build_topology(cluster(accelerator, 64, 1, ndr(), 6, qm9700(), TopologyKind::kTorus3D));
     const LinkPath p = link_path(t, Communicator{16, 1, 1});
     CHECK(p.torus_extent == std::array<int, 3>{4, 4, 1});
     CHECK(p.torus_dimensions == 2);

@@ -70,7 +70,7 @@ int run_collective(const std::vector<std::string>& args, const Context& context)
       ("algo", po::value<std::string>()->value_name("ALGO"),
        (join(algorithms, "|") + " (default auto)").c_str())  //
       ("proto", po::value<std::string>()->value_name("PROTO"),
-       (join(protocols, "|") + ": NCCL's protocol (default auto: the fastest per size)").c_str())     //
+       (join(protocols, "|") + ": NCCL's protocol (default auto: the fastest per size)").c_str())      //
       ("ranks", po::value<std::string>()->value_name("N"), "GPUs in the communicator (default: all)")  //
       ("stride", po::value<std::string>()->value_name("N"), "GPU distance between ranks (default 1)")  //
       ("min-bytes", po::value<std::string>()->value_name("SIZE"), "smallest message (default 8B)")     //

@@ -21,10 +21,10 @@ constexpr double kGiga = 1e9;  // NCCL's GB/s
 // A bandwidth no level falls below, so an empty level never divides by zero (no NaN, ever).
 constexpr double kMinBandwidth = 1e-3;
 // The hardware NCCL's per-step constants were measured on, whose own latency they already hold: one NVLink /
-// NVSwitch step as data/gpus.yaml writes it (0.7 us), an InfiniBand NIC-to-NIC traversal (1 us, data/links.yaml)
-// and 130 ns per InfiniBand switch (data/switches.yaml). A fabric's excess over these is added to NCCL's
-// per-step constants, as NCCL adds a NIC's reported latency to its network steps (src/graph/search.cc
-// graph->latencyInter; src/tuning/ring.cc and tree.cc add it once, twice for Simple).
+// NVSwitch step as data/gpus.yaml writes it (0.7 us), an InfiniBand NIC-to-NIC traversal (1 us,
+// data/links.yaml) and 130 ns per InfiniBand switch (data/switches.yaml). A fabric's excess over these is
+// added to NCCL's per-step constants, as NCCL adds a NIC's reported latency to its network steps
+// (src/graph/search.cc graph->latencyInter; src/tuning/ring.cc and tree.cc add it once, twice for Simple).
 constexpr double kReferenceScaleUpLatency = 0.7e-6;
 constexpr double kReferenceNicLatency = 1.0e-6;
 constexpr double kReferenceSwitchLatency = 130e-9;
@@ -177,7 +177,8 @@ double nvlink_hop(const Model& m, nccl::Row row, int proto) {
   return nccl::kNvlinkLatency[row][static_cast<std::size_t>(proto)] * kMicro + m.up_excess;
 }
 double net_hop(nccl::Row row, int proto, double excess) {
-  return nccl::kNetLatency[row][static_cast<std::size_t>(proto)] * kMicro + (proto == kSimple ? 2 : 1) * excess;
+  return nccl::kNetLatency[row][static_cast<std::size_t>(proto)] * kMicro +
+         (proto == kSimple ? 2 : 1) * excess;
 }
 double base_latency(nccl::Row row, int proto) {
   return nccl::kBaseLatency[row][static_cast<std::size_t>(proto)] * kMicro;
@@ -189,8 +190,9 @@ double base_latency(nccl::Row row, int proto) {
 double ring_protocol_bw(const Model& m, double busbw, int proto) {
   if (proto == kLL) return std::min(m.ll_max_bw, nccl::kRingLlFactor * busbw);
   if (proto == kLL128) {
-    const double cap = m.channels * nccl::kPerChannelMaxRingLl128Bw[static_cast<std::size_t>(m.arch)]
-                                                                   [static_cast<std::size_t>(m.nodes_index)] *
+    const double cap = m.channels *
+                       nccl::kPerChannelMaxRingLl128Bw[static_cast<std::size_t>(m.arch)]
+                                                      [static_cast<std::size_t>(m.nodes_index)] *
                        kGiga;
     return std::min(nccl::kRingLl128Factor * busbw, cap);
   }
@@ -251,10 +253,9 @@ Entry tree(int proto, const Model& m) {
     busbw = std::min(busbw * (m.multi ? nccl::kTreeLl128FactorNodes : nccl::kTreeLl128FactorOneNode),
                      m.channels * nccl::kPerChannelMaxTreeLl128Bw[arch][nodes] * kGiga);
   }
-  const double latency =
-      base_latency(nccl::kTreeRow, proto) +
-      2.0 * ((m.local - 1) * nvlink_hop(m, nccl::kTreeRow, proto) +
-             floor_log2(m.groups) * net_hop(nccl::kTreeRow, proto, m.far_excess));
+  const double latency = base_latency(nccl::kTreeRow, proto) +
+                         2.0 * ((m.local - 1) * nvlink_hop(m, nccl::kTreeRow, proto) +
+                                floor_log2(m.groups) * net_hop(nccl::kTreeRow, proto, m.far_excess));
   Entry e = make_entry(latency, 0.5 * busbw);
   e.correction = nccl::kTreeCorrectionEntries;
   return e;
@@ -289,8 +290,9 @@ Entry in_network(Collective c, const Model& m) {
   }
   const double domain_rate = nvls_busbw(c, m) * m.local / ring_steps(c, m.local);
   const double network_rate = m.local * m.out_reduction_bw;
-  Entry e = make_entry(nvlink_hop(m, nccl::kNvlsRow, kSimple) + net_hop(nccl::kNvlsRow, kSimple, m.far_excess),
-                       std::min(domain_rate, network_rate));
+  Entry e =
+      make_entry(nvlink_hop(m, nccl::kNvlsRow, kSimple) + net_hop(nccl::kNvlsRow, kSimple, m.far_excess),
+                 std::min(domain_rate, network_rate));
   e.correction = nccl::kNvlsTreeCorrectionEntries;
   return e;
 }
@@ -363,9 +365,9 @@ Entry hierarchical(Collective c, int proto, const Model& m) {
     const double a2a_bw = ring_protocol_bw(m, m.out_a2a_bw, proto);
     const double up = (m.local - 1.0) / m.local / up_bw;
     const double out = (m.groups - 1.0) / m.groups / a2a_bw;
-    return make_entry(base + (m.local - 1) * up_hop +
-                          (m.groups - 1) * net_hop(nccl::kRingRow, proto, m.far_excess),
-                      1.0 / std::max(up, out));
+    return make_entry(
+        base + (m.local - 1) * up_hop + (m.groups - 1) * net_hop(nccl::kRingRow, proto, m.far_excess),
+        1.0 / std::max(up, out));
   }
   const double out_bw = ring_protocol_bw(m, m.out_bw, proto);
   const double passes = c == Collective::kAllReduce ? 2.0 : 1.0;
@@ -408,11 +410,10 @@ Entry torus_bucket(Collective c, int proto, const Model& m) {
   const double links = 2.0 * std::max(1, m.torus_dimensions);
   const LevelTimes t =
       two_level_rs(m, ring_protocol_bw(m, m.up_bw, proto), links * ring_protocol_bw(m, m.out_bw, proto));
-  return make_entry(
-      base_latency(nccl::kRingRow, proto) +
-          passes * ((m.local - 1) * nvlink_hop(m, nccl::kRingRow, proto) +
-                    m.torus_ring_steps * net_hop(nccl::kRingRow, proto, m.out_excess)),
-      1.0 / (passes * (t.up + t.out)));
+  return make_entry(base_latency(nccl::kRingRow, proto) +
+                        passes * ((m.local - 1) * nvlink_hop(m, nccl::kRingRow, proto) +
+                                  m.torus_ring_steps * net_hop(nccl::kRingRow, proto, m.out_excess)),
+                    1.0 / (passes * (t.up + t.out)));
 }
 
 // The protocols each algorithm runs: NVLS, NVLSTree and CollNet Simple only (cost_model.cc modelMap),
@@ -569,7 +570,8 @@ inline bool walk_applicability(Collective c, Algorithm a, const LinkPath& path, 
       }
       if (c != Collective::kAllReduce && path.scale_up.ranks > nccl::kMaxNvlsArity) {
         return fail([&] {
-          return "in-network " + op() + " (NVLS) takes at most 32 ranks per NVLink domain, this communicator " +
+          return "in-network " + op() +
+                 " (NVLS) takes at most 32 ranks per NVLink domain, this communicator " +
                  std::to_string(path.scale_up.ranks);
         });
       }
@@ -585,8 +587,9 @@ inline bool walk_applicability(Collective c, Algorithm a, const LinkPath& path, 
             return "a " + std::string(to_string(path.kind)) + " has no switches to reduce in";
           if (cluster && cluster->switch_spec.in_network_reduction != InNetworkReduction::kSharp)
             return "switch '" + cluster->switch_spec.name + "' has no in-network reduction (SHARP)";
-          return std::string("in-network reduction across nodes (SHARP, NCCL's CollNet) is off; turn it on "
-                             "with scale_out.in_network: sharp or --in-network sharp");
+          return std::string(
+              "in-network reduction across nodes (SHARP, NCCL's CollNet) is off; turn it on "
+              "with scale_out.in_network: sharp or --in-network sharp");
         });
       }
       if (!up && !out) {
@@ -600,8 +603,9 @@ inline bool walk_applicability(Collective c, Algorithm a, const LinkPath& path, 
       }
       if (!out) {
         return fail([] {
-          return std::string("nvls-tree runs across NVLink domains; this communicator stays inside one "
-                             "(use in-network)");
+          return std::string(
+              "nvls-tree runs across NVLink domains; this communicator stays inside one "
+              "(use in-network)");
         });
       }
       if (!up || path.scale_up.ranks <= 2 || !nvls) {
@@ -639,7 +643,8 @@ inline bool applicable_inline(Collective c, Algorithm a, const LinkPath& path) {
 std::string protocol_reason(Algorithm a, Protocol p) {
   if (a == Algorithm::kDirect)
     return "direct (NCCL's point-to-point) runs ll or simple, not " + std::string(to_string(p));
-  return std::string(to_string(a)) + " runs the simple protocol only (NCCL), not " + std::string(to_string(p));
+  return std::string(to_string(a)) + " runs the simple protocol only (NCCL), not " +
+         std::string(to_string(p));
 }
 
 bool protocol_applicable(Algorithm a, Protocol p) {
@@ -719,8 +724,8 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& pat
   if (!applicable(c, a, path, p)) not_applicable(c, a, p);
   const Model m = model_of(path);
   const ProtocolRange range = protocols(p);
-  CommCost best{Seconds(std::numeric_limits<double>::infinity()), Seconds(0.0), Seconds(0.0), Algorithm::kRing,
-                Protocol::kSimple};
+  CommCost best{Seconds(std::numeric_limits<double>::infinity()), Seconds(0.0), Seconds(0.0),
+                Algorithm::kRing, Protocol::kSimple};
   bool found = false;
   const auto consider = [&](Algorithm candidate) {
     for (int proto = range.first; proto <= range.last; ++proto) {
@@ -741,8 +746,8 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& pat
   return best;
 }
 
-CommCost collective_cost(Collective c, Algorithm a, Bytes n, int ranks, int stride, const ClusterSpec& cluster,
-                         Protocol p) {
+CommCost collective_cost(Collective c, Algorithm a, Bytes n, int ranks, int stride,
+                         const ClusterSpec& cluster, Protocol p) {
   return collective_cost(c, a, n, link_path(cluster, Communicator{ranks, stride, 1}), p);
 }
 
@@ -755,7 +760,8 @@ CollectivePath collective_path(const LinkPath& path) {
     const auto c = static_cast<Collective>(ci);
     for (int ai = 0; ai < CollectiveTable::kAlgorithms; ++ai) {
       const auto a = static_cast<Algorithm>(ai);
-      for (int proto = kLL; proto <= kSimple; ++proto) table.entries[entry_index(c, a, proto)] = entry_of(c, a, proto, path, m);
+      for (int proto = kLL; proto <= kSimple; ++proto)
+        table.entries[entry_index(c, a, proto)] = entry_of(c, a, proto, path, m);
     }
     // Auto's candidates: every pair that runs, less those another pair beats at every size (its slowest
     // case, with the plateau and the smallest size correction, no slower than this one's fastest).
@@ -764,7 +770,8 @@ CollectivePath collective_path(const LinkPath& path) {
     for (Algorithm a : kAutoCandidates) {
       for (int proto = kLL; proto <= kSimple; ++proto) {
         const std::size_t index = entry_index(c, a, proto);
-        if (table.entries[index].runs() && count < static_cast<int>(runs.size())) runs[static_cast<std::size_t>(count++)] = index;
+        if (table.entries[index].runs() && count < static_cast<int>(runs.size()))
+          runs[static_cast<std::size_t>(count++)] = index;
       }
     }
     int kept = 0;
@@ -776,7 +783,8 @@ CollectivePath collective_path(const LinkPath& path) {
         const std::size_t yi = runs[static_cast<std::size_t>(j)];
         const Entry& y = table.entries[yi];
         const double y_latency = y.plateau_bytes > 0.0 ? y.latency * y.plateau_factor : y.latency;
-        const double y_slowest = y.correction > 0 ? nccl::kTreeCorrectionMin[yi % CollectiveTable::kProtocols] : 1.0;
+        const double y_slowest =
+            y.correction > 0 ? nccl::kTreeCorrectionMin[yi % CollectiveTable::kProtocols] : 1.0;
         const double y_spb = y.seconds_per_byte / y_slowest;
         const bool no_worse = y_latency <= x.latency && y_spb <= x.seconds_per_byte;
         const bool better = y_latency < x.latency || y_spb < x.seconds_per_byte || j < i;
@@ -811,7 +819,8 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const CollectivePat
   };
   if (a == Algorithm::kAuto && p == Protocol::kAuto) {
     const auto ci = static_cast<std::size_t>(c);
-    for (int k = 0; k < table.candidate_count[ci]; ++k) consider(table.candidates[ci][static_cast<std::size_t>(k)]);
+    for (int k = 0; k < table.candidate_count[ci]; ++k)
+      consider(table.candidates[ci][static_cast<std::size_t>(k)]);
   } else if (a == Algorithm::kAuto) {
     for (Algorithm candidate : kAutoCandidates) consider(entry_index(c, candidate, static_cast<int>(p)));
   } else {
@@ -820,7 +829,8 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const CollectivePat
   }
   if (best == table.entries.size()) not_applicable(c, a, p);
   const auto proto = static_cast<int>(best % CollectiveTable::kProtocols);
-  const auto algorithm = static_cast<Algorithm>(best / CollectiveTable::kProtocols % CollectiveTable::kAlgorithms);
+  const auto algorithm =
+      static_cast<Algorithm>(best / CollectiveTable::kProtocols % CollectiveTable::kAlgorithms);
   return cost_of(table.entries[best], algorithm, proto, n.value);
 }
 

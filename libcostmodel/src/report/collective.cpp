@@ -59,12 +59,13 @@ std::string describe_path(const LinkPath& path) {
 Table collective_table(const CollectiveSweep& sweep, const ClusterSpec& cluster) {
   const std::string op(to_string(sweep.collective));
   Table table = make_table(point_fields(), sweep.points);
-  const std::string asked = sweep.protocol == Protocol::kAuto
-                                ? std::string(to_string(sweep.algorithm))
-                                : std::string(to_string(sweep.algorithm)) + ", " + std::string(to_string(sweep.protocol));
-  table.title = op + " (" + asked + ") on " + std::to_string(cluster.gpus) +
-                " x " + cluster.gpu.name + ", " + std::string(to_string(cluster.topology)) + " of " +
-                cluster.link.name + ": " + describe_path(sweep.path);
+  const std::string asked =
+      sweep.protocol == Protocol::kAuto
+          ? std::string(to_string(sweep.algorithm))
+          : std::string(to_string(sweep.algorithm)) + ", " + std::string(to_string(sweep.protocol));
+  table.title = op + " (" + asked + ") on " + std::to_string(cluster.gpus) + " x " + cluster.gpu.name + ", " +
+                std::string(to_string(cluster.topology)) + " of " + cluster.link.name + ": " +
+                describe_path(sweep.path);
   if (sweep.ring_tree_crossover) {
     table.notes.push_back(op + " ring/tree crossover: tree is faster below " +
                           format_quantity(sweep.ring_tree_crossover->value, Dimension::kBytes) +

@@ -9,7 +9,7 @@ namespace {
 constexpr std::array<std::string_view, kCollectiveCount> kCollectiveNames{
     "allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv"};
 constexpr std::array<std::string_view, kAlgorithmCount> kAlgorithmNames{
-    "ring",   "tree",       "halving-doubling", "hierarchical", "direct",
+    "ring",       "tree",      "halving-doubling", "hierarchical", "direct",
     "in-network", "nvls-tree", "torus-bucket",     "auto"};
 constexpr std::array<std::string_view, kProtocolCount> kProtocolNames{"ll", "ll128", "simple", "auto"};
 

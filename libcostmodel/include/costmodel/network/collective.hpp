@@ -54,8 +54,8 @@ struct CommCost {
 /// send/recv; torus-bucket on a torus) and over LL, LL128 and Simple, as NCCL's tuner does
 /// (src/tuning/tuning.cc ncclTuningSelectBestTuning). Allocates nothing. Throws Error (kInput) if the pair is
 /// not applicable, or n is negative.
-[[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n, const LinkPath& path,
-                                       Protocol protocol = Protocol::kAuto);
+[[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n,
+                                       const LinkPath& path, Protocol protocol = Protocol::kAuto);
 
 /// Convenience: the path of `ranks` GPUs with `stride` (one group, no concurrent groups) on `cluster`.
 [[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n, int ranks,
@@ -76,13 +76,13 @@ struct CollectiveTable {
   struct Entry {
     double latency = -1.0;  ///< s; negative: the pair does not run on this communicator
     double seconds_per_byte = 0.0;
-    double plateau_bytes = 0.0;       ///< NCCL's ring plateau: from this size on (0: never)
-    double plateau_factor = 1.0;      ///< the latency's factor from plateau_bytes on
-    std::uint8_t correction = 0;      ///< size-dependent bandwidth (NCCL treeCorrectionFactor): entries, 0 none
+    double plateau_bytes = 0.0;   ///< NCCL's ring plateau: from this size on (0: never)
+    double plateau_factor = 1.0;  ///< the latency's factor from plateau_bytes on
+    std::uint8_t correction = 0;  ///< size-dependent bandwidth (NCCL treeCorrectionFactor): entries, 0 none
     [[nodiscard]] bool runs() const { return latency >= 0.0; }
   };
 
-  std::array<Entry, static_cast<std::size_t>(kCollectiveCount * kAlgorithms * kProtocols)> entries{};
+  std::array<Entry, static_cast<std::size_t>(kCollectiveCount* kAlgorithms* kProtocols)> entries{};
   /// Per collective: indices into `entries` Auto compares, in NCCL's tie order, dominated ones left out.
   std::array<std::array<std::uint8_t, kMaxCandidates>, kCollectiveCount> candidates{};
   std::array<std::uint8_t, kCollectiveCount> candidate_count{};

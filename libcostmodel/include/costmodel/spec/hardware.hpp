@@ -70,21 +70,21 @@ struct NodeSpec {
 
 /// One GPU model of the catalog.
 struct GpuSpec {
-  std::string name;                                      ///< catalog name, e.g. "h100-sxm"
-  std::string vendor;                                    ///< "nvidia", "amd", ...
-  std::array<FlopsPerSecond, kDtypeCount> peak_flops{};  ///< dense peak per Dtype; 0 where unsupported
-  Bytes hbm;                                             ///< HBM capacity, B
-  BytesPerSecond hbm_bandwidth;                          ///< HBM bandwidth, B/s
-  NodeSpec node;                                         ///< its typical server and scale-out fabric
+  std::string name;                                         ///< catalog name, e.g. "h100-sxm"
+  std::string vendor;                                       ///< "nvidia", "amd", ...
+  std::array<FlopsPerSecond, kDtypeCount> peak_flops{};     ///< dense peak per Dtype; 0 where unsupported
+  Bytes hbm;                                                ///< HBM capacity, B
+  BytesPerSecond hbm_bandwidth;                             ///< HBM bandwidth, B/s
+  NodeSpec node;                                            ///< its typical server and scale-out fabric
   GpuArchitecture architecture = GpuArchitecture::kHopper;  ///< NCCL's per-generation constants
   ScaleUpSpec scale_up;                                     ///< its NVLink / NVSwitch domain
   /// The GPU's host link (PCIe) per direction: the most one GPU can move to and from its NICs, whatever their
   /// number (NCCL's GPU-to-NIC path bandwidth, src/graph/topo.cc); 0 when unknown (no limit).
   BytesPerSecond host_link;
-  Watts tdp;                                             ///< board power, W
-  Usd price;                                             ///< purchase price per GPU, USD
-  bool price_estimate = true;                            ///< price is an estimate, not a list price
-  UsdPerSecond rental_price;  ///< renting one GPU, all-in (catalogs write it per hour: `hourly_price`)
+  Watts tdp;                   ///< board power, W
+  Usd price;                   ///< purchase price per GPU, USD
+  bool price_estimate = true;  ///< price is an estimate, not a list price
+  UsdPerSecond rental_price;   ///< renting one GPU, all-in (catalogs write it per hour: `hourly_price`)
   GpuEfficiency efficiency;
   Bytes memory_reserve;  ///< HBM not available to the model: CUDA context, NCCL buffers, fragmentation
   std::string source;    ///< where the numbers come from
