@@ -205,12 +205,20 @@ TEST_CASE("calibrate_cluster inverts the model: constants the model produced com
   cluster.link.efficiency = 0.6;
   cluster.link.latency = Seconds(3e-6);
 
-  // What the model's ring AllReduce takes on 16 ranks over 2 nodes, as if measured.
+  // What the model's ring AllReduce takes on 16 ranks over 2 nodes in the two regimes an alpha-beta fit of
+  // nccl-tests captures, as if measured: the small-message latency (LL) and the large-message bandwidth
+  // (Simple).
+  const double alpha = collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(0.0), 16, 1, cluster)
+                           .latency_term.value;
+  const Bytes large(1073741824.0);
+  const double beta =
+      collective_cost(Collective::kAllReduce, Algorithm::kRing, large, 16, 1, cluster).bandwidth_term.value /
+      large.value;
   std::vector<Bytes> sizes;
   std::vector<Seconds> times;
   for (double n = 1024; n <= 4e9; n *= 2) {
     sizes.emplace_back(n);
-    times.push_back(collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(n), 16, 1, cluster).time);
+    times.emplace_back(alpha + n * beta);
   }
   CollectiveFit fit;
   fit.collective = Collective::kAllReduce;

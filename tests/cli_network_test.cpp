@@ -101,6 +101,64 @@ TEST_CASE("collective: busbw at 8 GiB on one DGX H100 matches nccl-busbw.yaml wi
   }
 }
 
+TEST_CASE("collective: the protocol beside the algorithm; --proto pins one (NCCL's LL, LL128, Simple)") {
+  // One DGX H100: ring LL for 8 B (15 us), NVLS (Simple) for 8 GiB.
+  const Json automatic = collective_json(with({"--op", "allreduce"}, kDgxH100));
+  const auto& rows = member(automatic, "rows").as_array();
+  CHECK(text(member(rows.front(), "protocol")) == "ll");
+  CHECK(text(member(rows.front(), "algorithm")) == "ring");
+  CHECK(text(member(rows.back(), "protocol")) == "simple");
+  CHECK(text(member(automatic, "proto")) == "auto");
+  // Pinned: every row runs it, and LL pays half the bus bandwidth for its latency.
+  const Json ll = collective_json(with({"--op", "allreduce", "--algo", "ring", "--proto", "ll"}, kDgxH100));
+  for (const Json& row : member(ll, "rows").as_array()) CHECK(text(member(row, "protocol")) == "ll");
+  CHECK(busbw_at_8gib(ll) <
+        0.5 * busbw_at_8gib(collective_json(
+                  with({"--op", "allreduce", "--algo", "ring", "--proto", "simple"}, kDgxH100))));
+  SUBCASE("a protocol the algorithm does not run, or no protocol at all, exits 2 naming --proto") {
+    const CliResult nvls =
+        run_cli(with({"collective", "--op", "allreduce", "--algo", "in-network", "--proto", "ll"}, kDgxH100));
+    check_one_line_error(nvls, 2);
+    CHECK(contains(nvls.err, "--proto"));
+    CHECK(contains(nvls.err, "simple"));
+    const CliResult a2a = run_cli(with({"collective", "--op", "alltoall", "--proto", "ll128"}, kDgxH100));
+    check_one_line_error(a2a, 2);
+    CHECK(contains(a2a.err, "--proto"));
+    const CliResult typo = run_cli(with({"collective", "--op", "allreduce", "--proto", "ll129"}, kDgxH100));
+    check_one_line_error(typo, 2);
+    CHECK(contains(typo.err, "did you mean 'll128'"));
+  }
+}
+
+TEST_CASE("collective: SHARP across nodes only with --in-network sharp (NCCL keeps CollNet off)") {
+  const std::vector<std::string> h100_64 = {"--op", "allreduce", "--gpu", "h100-sxm", "--gpus", "64"};
+  const Json off = collective_json(h100_64);
+  for (const Json& row : member(off, "rows").as_array())
+    CHECK(text(member(row, "algorithm")) != "in-network");
+  std::vector<std::string> on_args = h100_64;
+  on_args.insert(on_args.end(), {"--in-network", "sharp"});
+  const Json on = collective_json(on_args);
+  CHECK(text(member(member(on, "rows").as_array().back(), "algorithm")) == "in-network");
+  SUBCASE("asking for in-network with SHARP off says how to turn it on") {
+    std::vector<std::string> args = {"collective", "--algo", "in-network"};
+    args.insert(args.end(), h100_64.begin(), h100_64.end());
+    const CliResult r = run_cli(args);
+    check_one_line_error(r, 2);
+    CHECK(contains(r.err, "--in-network sharp"));
+  }
+  SUBCASE("--in-network sharp on a switch that cannot reduce is an error") {
+    const CliResult r = run_cli({"collective", "--op", "allreduce", "--gpu", "h100-sxm", "--gpus", "64",
+                                 "--link", "roce-400g", "--switch", "sn5600", "--in-network", "sharp"});
+    check_one_line_error(r, 2);
+    CHECK(contains(r.err, "sn5600"));
+  }
+  SUBCASE("--in-network takes sharp or none") {
+    const CliResult r = run_cli({"collective", "--op", "allreduce", "--in-network", "sharpp"});
+    check_one_line_error(r, 2);
+    CHECK(contains(r.err, "did you mean 'sharp'"));
+  }
+}
+
 TEST_CASE("collective: --min-bytes, --max-bytes and --step-factor shape the sweep") {
   const Json document = collective_json(with({"--op", "allgather", "--ranks", "4", "--min-bytes", "1KiB",
                                               "--max-bytes", "1MiB", "--step-factor", "4"},
@@ -131,9 +189,9 @@ TEST_CASE("collective: table and csv formats") {
   const CliResult csv =
       run_cli(with({"collective", "--op", "allreduce", "--max-bytes", "64B", "--format", "csv"}, kDgxH100));
   REQUIRE(csv.exit_code == 0);
-  CHECK(csv.out.rfind(
-            "size,count,time_us,algbw_GBps,busbw_GBps,algorithm,latency_us,bandwidth_us,schema_version\n",
-            0) == 0);
+  CHECK(csv.out.rfind("size,count,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,latency_us,bandwidth_us,"
+                      "schema_version\n",
+                      0) == 0);
   CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 5);  // header + 8, 16, 32, 64 B
 }
 

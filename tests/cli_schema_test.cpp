@@ -107,10 +107,10 @@ TEST_CASE("collective: nccl-tests' columns") {
   const std::vector<std::string> args = {"collective", "--op",        "allreduce", "--gpus",
                                          "16",         "--max-bytes", "1MiB"};
   CHECK(json_shape(with(args, {"--format", "json"})) ==
-        "{op,algo,ranks,stride,nodes,topology,ring_tree_crossover_bytes,rows,schema_version}\n"
-        "rows[].{size,count,time_us,algbw_GBps,busbw_GBps,algorithm,latency_us,bandwidth_us}\n");
+        "{op,algo,proto,ranks,stride,nodes,topology,ring_tree_crossover_bytes,rows,schema_version}\n"
+        "rows[].{size,count,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,latency_us,bandwidth_us}\n");
   CHECK(csv_header(with(args, {"--format", "csv"})) ==
-        "size,count,time_us,algbw_GBps,busbw_GBps,algorithm,latency_us,bandwidth_us,schema_version");
+        "size,count,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,latency_us,bandwidth_us,schema_version");
 }
 
 TEST_CASE("topology: inventory of one fabric and of all") {
@@ -129,8 +129,10 @@ TEST_CASE("topology: inventory of one fabric and of all") {
 
 TEST_CASE("catalog: every catalog's fields") {
   const std::string gpus =
-      "name,vendor,peak_fp32_flops,peak_tf32_flops,peak_bf16_flops,peak_fp16_flops,peak_fp8_flops,hbm_bytes,"
-      "hbm_bandwidth_Bps,scale_up_bandwidth_Bps,scale_up_domain,scale_up_latency_s,scale_up_in_network_"
+      "name,vendor,architecture,peak_fp32_flops,peak_tf32_flops,peak_bf16_flops,peak_fp16_flops,peak_fp8_"
+      "flops,"
+      "hbm_bytes,hbm_bandwidth_Bps,host_link_Bps,scale_up_bandwidth_Bps,scale_up_domain,scale_up_latency_s,"
+      "scale_up_in_network_"
       "reduction,"
       "scale_up_efficiency,tdp_w,price_usd,price_estimate,hourly_price_usd_per_h,efficiency_gemm,"
       "efficiency_gemm_half_size,efficiency_hbm,efficiency_attention,efficiency_overlap,memory_reserve_bytes,"

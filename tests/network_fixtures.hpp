@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Hand-built hardware for the network tests: datasheet numbers (NVIDIA A100/H100, ConnectX-6/7, Quantum
-// QM8700/QM9700) and the nccl-tests efficiencies of ../shared/reference/nccl-busbw.yaml, independent of the
-// YAML catalogs so that a catalog edit cannot move these tests.
+// QM8700/QM9700), NCCL's PCIe and NVLS figures, and the nccl-tests efficiencies of
+// ../shared/reference/nccl-busbw.yaml, independent of the YAML catalogs so that a catalog edit cannot move
+// these tests.
 
 #include <algorithm>
 
@@ -13,6 +14,8 @@ namespace costmodel::test {
 inline GpuSpec a100() {
   GpuSpec gpu;
   gpu.name = "a100-80gb";
+  gpu.architecture = GpuArchitecture::kAmpere;
+  gpu.host_link = BytesPerSecond(24e9);            // PCIe Gen4 x16 (NCCL src/graph/topo.cc)
   gpu.scale_up.bandwidth = BytesPerSecond(300e9);  // 12 NVLink3 x 25 GB/s per direction
   gpu.scale_up.domain = 8;
   gpu.scale_up.latency = Seconds(0.7e-6);
@@ -23,12 +26,14 @@ inline GpuSpec a100() {
 inline GpuSpec h100() {
   GpuSpec gpu;
   gpu.name = "h100-sxm";
+  gpu.architecture = GpuArchitecture::kHopper;
+  gpu.host_link = BytesPerSecond(48e9);            // PCIe Gen5 x16 (NCCL src/graph/topo.cc)
   gpu.scale_up.bandwidth = BytesPerSecond(450e9);  // 18 NVLink4 x 25 GB/s per direction
   gpu.scale_up.domain = 8;
   gpu.scale_up.latency = Seconds(0.7e-6);
   gpu.scale_up.in_network_reduction = true;
   gpu.scale_up.efficiency = 0.82;
-  gpu.scale_up.in_network_efficiency = 0.61;
+  gpu.scale_up.in_network_efficiency = 0.85;  // NCCL src/tuning/nvls.cc nvlsEfficiency, Hopper
   return gpu;
 }
 

@@ -257,8 +257,8 @@ TEST_CASE("scale-up domain: NVL8 boards and multi-node NVL72 racks") {
   CHECK(two.scale_up.ranks == 72);
   CHECK(two.scale_out.ranks == 2);
   CHECK(two.ranks_per_node == 4);
-  // NVLS: 450 GB/s x 0.61.
-  CHECK(two.scale_up.reduction_bandwidth.value == doctest::Approx(274.5e9));
+  // NVLS: the NVLink bandwidth (450 GB/s x 0.82) x NCCL's NVLS efficiency 0.85 (src/tuning/nvls.cc, Hopper).
+  CHECK(two.scale_up.reduction_bandwidth.value == doctest::Approx(450e9 * 0.82 * 0.85));
 }
 
 TEST_CASE("paths: per-rank bandwidth, hops, latency and in-network reduction") {
@@ -272,16 +272,34 @@ TEST_CASE("paths: per-rank bandwidth, hops, latency and in-network reduction") {
     CHECK(p.scale_up.bandwidth.value == doctest::Approx(231e9));  // 300 x 0.77
     CHECK(p.scale_out.ranks == 8);
     CHECK(p.scale_out.bandwidth.value == doctest::Approx(24e9));
-    CHECK(p.scale_out.line_rate.value == doctest::Approx(25e9));
+    CHECK(p.scale_out.line_rate.value == doctest::Approx(24e9));  // 25 GB/s NIC behind PCIe Gen4 x16 (24)
     CHECK(p.scale_out.hops == 3);
     CHECK(p.scale_out.latency.value == doctest::Approx(1.39e-6));
-    CHECK(p.scale_out.reduction_bandwidth.value == doctest::Approx(24e9));  // SHARP
-    CHECK(p.scale_up.reduction_bandwidth.value == 0.0);                     // A100: no NVLS
+    CHECK(p.scale_up.reduction_bandwidth.value == 0.0);  // A100: no NVLS
+    // The QM8700 can reduce (SHARP), but NCCL keeps CollNet off unless the cluster turns it on.
+    CHECK(p.scale_out.reduction_bandwidth.value == 0.0);
+    ClusterSpec sharp = dgx_a100(64);
+    sharp.in_network = InNetworkReduction::kSharp;
+    CHECK(link_path(sharp, Communicator{64, 1, 1}).scale_out.reduction_bandwidth.value ==
+          doctest::Approx(24e9));
+  }
+  SUBCASE("one GPU drives its NICs through its PCIe link: 2 nodes x 1 H100 x 4 NDR") {
+    // Alone on its node, the H100 owns all 4 NDR NICs (4 x 47 GB/s) but reaches them over PCIe Gen5 x16:
+    // 48 GB/s per direction (NCCL src/graph/topo.cc). Measured: 41-50 GB/s busbw (NCCL issue cited in
+    // costmodel issue 12).
+    const ClusterSpec c = cluster(h100(), 2, 1, ndr(), 4, qm9700());
+    const LinkPath p = link_path(c, Communicator{2, 1, 1});
+    CHECK(p.scale_out.bandwidth.value == doctest::Approx(48e9));
+    CHECK(p.scale_out.line_rate.value == doctest::Approx(48e9));
+    CHECK(p.nic_path_bandwidth.value == doctest::Approx(47e9));
+    ClusterSpec no_limit = c;
+    no_limit.gpu.host_link = BytesPerSecond(0.0);  // unknown host link: the NICs alone
+    CHECK(link_path(no_limit, Communicator{2, 1, 1}).scale_out.bandwidth.value == doctest::Approx(4 * 47e9));
   }
   SUBCASE("a rank drives its own NIC; concurrent groups share the node's NICs") {
     // 16 ranks, one per node: alone a rank still drives only its own NIC (8 NICs / 8 GPUs: 24 GB/s); with
     // the 8 TP-offset DP groups all-reducing at once, 24 GB/s each as well. With 2 GPUs per node and 8
-    // NICs, a rank owns 4 NICs: 96 GB/s.
+    // NICs, a rank owns 4 NICs (96 GB/s) but reaches them over PCIe Gen4 x16: 24 GB/s.
     const ClusterSpec c = dgx_a100(128);
     const LinkPath alone = link_path(c, Communicator{16, 8, 1});
     const LinkPath together = link_path(c, Communicator{16, 8, 8});
@@ -293,7 +311,7 @@ TEST_CASE("paths: per-rank bandwidth, hops, latency and in-network reduction") {
     wide.gpus_per_node = 2;
     wide.scale_up->domain = 2;
     const LinkPath owns_four = link_path(wide, Communicator{16, 2, 1});
-    CHECK(owns_four.scale_out.bandwidth.value == doctest::Approx(96e9));
+    CHECK(owns_four.scale_out.bandwidth.value == doctest::Approx(24e9));
   }
   SUBCASE("oversubscription caps traffic that leaves the leaf") {
     // 3:1, 64-port leaves: 48 ports = 6 nodes per leaf. 6 nodes stay (1 hop, 47 GB/s per rank);
@@ -335,7 +353,11 @@ TEST_CASE("paths: per-rank bandwidth, hops, latency and in-network reduction") {
     // 4x4x4 of single-accelerator nodes with 6 ports: neighbour 1 port = 47 GB/s; 16 ranks fill a 4x4 plane
     // (extent 4, 4, 1; far hops 2 + 2). All-to-all: injection 4 x 47; bisection of the plane 2 x 16/4 ports
     // -> 4 x 8 x 47 / 16 = 94 GB/s per rank.
-    const Topology t = build_topology(cluster(h100(), 64, 1, ndr(), 6, qm9700(), TopologyKind::kTorus3D));
+    // The accelerator's ports are on the package here (no PCIe link to share: host_link 0).
+    GpuSpec accelerator = h100();
+    accelerator.host_link = BytesPerSecond(0.0);
+    const Topology t =
+        build_topology(cluster(accelerator, 64, 1, ndr(), 6, qm9700(), TopologyKind::kTorus3D));
     const LinkPath p = link_path(t, Communicator{16, 1, 1});
     CHECK(p.torus_extent == std::array<int, 3>{4, 4, 1});
     CHECK(p.torus_dimensions == 2);

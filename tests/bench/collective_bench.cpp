@@ -78,3 +78,28 @@ void BM_AutoFromCluster(benchmark::State& state) {
 BENCHMARK(BM_AutoFromCluster);
 
 }  // namespace
+
+namespace {
+
+void BM_CollectivePath(benchmark::State& state) {
+  const LinkPath path = link_path(h100_cluster(), Communicator{128, 8, 8});
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(path);
+    const CollectivePath prepared = collective_path(path);
+    benchmark::DoNotOptimize(prepared);
+  }
+}
+BENCHMARK(BM_CollectivePath);
+
+void BM_AutoAllReduceFromTable(benchmark::State& state) {
+  const CollectivePath path = collective_path(link_path(h100_cluster(), Communicator{1024, 1, 1}));
+  double bytes = 1e6;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(bytes);
+    const CommCost cost = collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(bytes), path);
+    benchmark::DoNotOptimize(cost);
+  }
+}
+BENCHMARK(BM_AutoAllReduceFromTable);
+
+}  // namespace

@@ -1,4 +1,4 @@
-# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 21.14 s, 156.4 TFLOP/s per GPU, MFU 50.1%
+# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 21.17 s, 156.2 TFLOP/s per GPU, MFU 50.1%
 # ZeRO-2 has no Megatron-LM flag: the distributed optimizer shards optimizer states (ZeRO-1)
 --tensor-model-parallel-size 4 \
 --pipeline-model-parallel-size 4 \
@@ -13,7 +13,7 @@
 --overlap-param-gather \
 --bf16
 
-# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 21.18 s, 156.1 TFLOP/s per GPU, MFU 50%
+# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 21.21 s, 155.9 TFLOP/s per GPU, MFU 50%
 # ZeRO-2 has no Megatron-LM flag: the distributed optimizer shards optimizer states (ZeRO-1)
 --tensor-model-parallel-size 4 \
 --pipeline-model-parallel-size 4 \

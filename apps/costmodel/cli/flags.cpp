@@ -23,8 +23,11 @@ void add_cluster_options(po::options_description& options) {
        "fat-tree|rail-optimized|rail-only|dragonfly-plus|torus-2d|torus-3d")                        //
       ("switch", po::value<std::string>()->value_name("NAME"), "switch catalog name, e.g. qm9700")  //
       ("oversubscription", po::value<std::string>()->value_name("R"),
-       "leaf downlink:uplink bandwidth ratio (1 = non-blocking)")  //
-      ("strict", "treat implausible values (unit slips, missing prices) as errors");
+       "leaf downlink:uplink bandwidth ratio (1 = non-blocking)")                    //
+      ("strict", "treat implausible values (unit slips, missing prices) as errors")  //
+      ("in-network", po::value<std::string>()->value_name("MODE"),
+       "sharp|none: whether the switches' in-network reduction (SHARP, NCCL's CollNet) is in use "
+       "(default none, as NCCL)");
 }
 
 ClusterArgs read_cluster_args(const po::variables_map& values, const Context& context) {
@@ -38,6 +41,15 @@ ClusterArgs read_cluster_args(const po::variables_map& values, const Context& co
   args.options.nics_per_node = positive_int(values, "nics-per-node", context);
   args.options.switch_name = string_option(values, "switch");
   args.options.oversubscription = positive_number(values, "oversubscription", context);
+  if (const auto in_network = string_option(values, "in-network")) {
+    const std::vector<std::string> known{"sharp", "none"};
+    if (*in_network != "sharp" && *in_network != "none") {
+      const std::string hint = did_you_mean(*in_network, known);
+      throw usage_error(context, "--in-network", "unknown in-network reduction '" + *in_network + "'",
+                        hint.empty() ? "expected sharp or none" : hint);
+    }
+    args.options.in_network = *in_network;
+  }
   if (const auto topology = string_option(values, "topology")) {
     if (!parse_topology_kind(*topology)) {
       std::vector<std::string> known;

@@ -55,18 +55,22 @@ std::optional<Bytes> bytes_option(const po::variables_map& values, const std::st
 int run_collective(const std::vector<std::string>& args, const Context& context) {
   const auto collectives = names_of<Collective>(kCollectiveCount);
   const auto algorithms = names_of<Algorithm>(kAlgorithmCount);
+  const auto protocols = names_of<Protocol>(kProtocolCount);
   CommandParser parser(
       context,
-      "costmodel collective --op OP [--algo ALGO] [cluster] [--ranks N] [--stride N] [--min-bytes SIZE] "
-      "[--max-bytes SIZE] [--step-factor F]",
+      "costmodel collective --op OP [--algo ALGO] [--proto PROTO] [cluster] [--ranks N] [--stride N] "
+      "[--min-bytes SIZE] [--max-bytes SIZE] [--step-factor F]",
       "Time, algbw and busbw of one collective over message sizes from --min-bytes to --max-bytes,\n"
       "multiplying by --step-factor, with nccl-tests' columns (size in bytes, count of 4-byte floats,\n"
-      "GB = 1e9 B) plus the algorithm chosen and the latency and bandwidth terms. The communicator is\n"
-      "--ranks GPUs, rank i on GPU i x --stride (default: every GPU of the cluster).");
+      "GB = 1e9 B) plus the algorithm and protocol chosen (as NCCL's tuner chooses them) and the latency\n"
+      "and bandwidth terms. The communicator is --ranks GPUs, rank i on GPU i x --stride (default: every\n"
+      "GPU of the cluster).");
   parser.options().add_options()                                                          //
       ("op", po::value<std::string>()->value_name("OP"), join(collectives, "|").c_str())  //
       ("algo", po::value<std::string>()->value_name("ALGO"),
-       (join(algorithms, "|") + " (default auto)").c_str())                                            //
+       (join(algorithms, "|") + " (default auto)").c_str())  //
+      ("proto", po::value<std::string>()->value_name("PROTO"),
+       (join(protocols, "|") + ": NCCL's protocol (default auto: the fastest per size)").c_str())      //
       ("ranks", po::value<std::string>()->value_name("N"), "GPUs in the communicator (default: all)")  //
       ("stride", po::value<std::string>()->value_name("N"), "GPU distance between ranks (default 1)")  //
       ("min-bytes", po::value<std::string>()->value_name("SIZE"), "smallest message (default 8B)")     //
@@ -82,6 +86,8 @@ int run_collective(const std::vector<std::string>& args, const Context& context)
   const auto op = named_option(values, "op", "collective", collectives, parse_collective, context);
   const Algorithm algorithm = named_option(values, "algo", "algorithm", algorithms, parse_algorithm, context)
                                   .value_or(Algorithm::kAuto);
+  const Protocol protocol =
+      named_option(values, "proto", "protocol", protocols, parse_protocol, context).value_or(Protocol::kAuto);
   const Bytes min_bytes = bytes_option(values, "min-bytes", context).value_or(Bytes(8.0));
   const Bytes max_bytes = bytes_option(values, "max-bytes", context).value_or(Bytes(8.0 * 1073741824.0));
   if (min_bytes.value < 1.0) throw usage_error(context, "--min-bytes", "must be at least 1 byte");
@@ -122,8 +128,10 @@ int run_collective(const std::vector<std::string>& args, const Context& context)
   }
   CollectiveSweep sweep;
   try {
-    sweep = sweep_collective(cluster, *op, algorithm, ranks, stride, sizes);
+    sweep = sweep_collective(cluster, *op, algorithm, ranks, stride, sizes, protocol);
   } catch (const Error& e) {
+    if (e.field() == "protocol")
+      throw usage_error(context, "--proto", e.message(), "use --proto auto to let the model choose");
     if (e.field() != "algorithm") throw;
     throw usage_error(context, "--algo", e.message(), "use --algo auto to let the model choose");
   }

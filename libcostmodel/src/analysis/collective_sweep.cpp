@@ -28,10 +28,11 @@ std::vector<Bytes> message_sizes(Bytes min, Bytes max, double factor, int max_si
 }
 
 CollectiveSweep sweep_collective(const ClusterSpec& cluster, Collective collective, Algorithm algorithm,
-                                 int ranks, int stride, const std::vector<Bytes>& sizes) {
+                                 int ranks, int stride, const std::vector<Bytes>& sizes, Protocol protocol) {
   CollectiveSweep sweep;
   sweep.collective = collective;
   sweep.algorithm = algorithm;
+  sweep.protocol = protocol;
   sweep.ranks = ranks;
   sweep.stride = stride;
   sweep.path = link_path(build_topology(cluster), Communicator{ranks, stride, 1});
@@ -41,10 +42,23 @@ CollectiveSweep sweep_collective(const ClusterSpec& cluster, Collective collecti
                     std::string(to_string(collective)) + " here: " + why,
                 "use auto to let the model choose");
   }
+  if (const std::string why = why_not_applicable(collective, algorithm, sweep.path, cluster, protocol);
+      !why.empty()) {
+    throw Error(ErrorLocation{}, "protocol", why, "use auto to let the model choose");
+  }
+  const CollectivePath prepared = collective_path(sweep.path);
   for (const Bytes size : sizes) {
     CollectivePoint point;
     point.size = size;
-    point.cost = collective_cost(collective, algorithm, size, sweep.path);
+    try {
+      point.cost = collective_cost(collective, algorithm, size, prepared, protocol);
+    } catch (const Error&) {
+      // Auto with a pinned protocol that no algorithm runs here (e.g. alltoall with ll128).
+      throw Error(ErrorLocation{}, "protocol",
+                  "no algorithm implements " + std::string(to_string(collective)) + " with protocol " +
+                      std::string(to_string(protocol)) + " here",
+                  "use auto to let the model choose");
+    }
     point.algbw = algbw(size, point.cost.time);
     point.busbw = busbw(collective, size, ranks, point.cost.time);
     sweep.points.push_back(point);

@@ -18,9 +18,9 @@ inline double exposed_after_overlap(double comm, double window, double hidden) {
   return comm - hidden * std::min(comm, window);
 }
 
-// The cost of a collective, falling back to Auto when the requested algorithm cannot run on the path
-// (e.g. in-network reduction without SHARP).
-inline Seconds comm(Collective c, Algorithm a, double bytes, const LinkPath& path) {
+// The cost of a collective from the communicator's prepared table (SplitPaths), falling back to Auto when
+// the requested algorithm cannot run on the path (e.g. in-network reduction without SHARP).
+inline Seconds comm(Collective c, Algorithm a, double bytes, const CollectivePath& path) {
   if (bytes <= 0.0 || path.ranks <= 1) return Seconds(0.0);
   if (a != Algorithm::kAuto && !applicable(c, a, path)) a = Algorithm::kAuto;
   return collective_cost(c, a, Bytes(bytes), path).time;

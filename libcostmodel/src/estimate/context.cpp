@@ -10,7 +10,7 @@ namespace costmodel {
 Seconds context_parallel_layer_time(const StepInputs& in, Seconds attention_core) noexcept {
   const Strategy& st = in.strategy;
   if (st.cp <= 1) return Seconds(0.0);
-  const LinkPath& cp_path = in.paths.cp;
+  const CollectivePath& cp_path = in.paths.cp;
   const double block = 2.0 * in.tokens * in.kv_dim / in.tp * kActivationBytes;
   const double forward =
       (st.cp - 1) * detail::comm(Collective::kSendRecv, Algorithm::kAuto, block, cp_path).value;

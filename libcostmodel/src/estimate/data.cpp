@@ -29,7 +29,7 @@ inline bool exchanges(double params, int ranks) {
 
 // The exchange of a group that exchanges(). Inline here so that data_parallel_time() is one call;
 // gradient_exchange_time() returns the same numbers.
-inline GradientExchange exchange(const StepInputs& in, double params, int ranks, const LinkPath& path,
+inline GradientExchange exchange(const StepInputs& in, double params, int ranks, const CollectivePath& path,
                                  double layer_forward) {
   GradientExchange g;
   const Strategy& st = in.strategy;
@@ -83,7 +83,7 @@ double wire_bytes_per_gradient(const Strategy& st) noexcept {
 GradientExchange gradient_exchange_time(const StepInputs& in, double params, int ranks, const LinkPath& path,
                                         Seconds layer_forward) noexcept {
   if (!exchanges(params, ranks)) return {};
-  return exchange(in, params, ranks, path, layer_forward.value);
+  return exchange(in, params, ranks, collective_path(path), layer_forward.value);
 }
 
 // Gradients of the stage's parameters across dp·cp (expert parameters across dp·cp/ep).
@@ -93,7 +93,7 @@ DataParallelComm data_parallel_time(const StepInputs& in, const MemoryBreakdown&
   const int replicas = st.dp * st.cp;
   // Summed as the exchanges happen, only the terms there are (a sum of fewer terms is a shorter chain).
   double total = 0.0, exposed = 0.0;
-  const auto add = [&](double params, int ranks, const LinkPath& path) {
+  const auto add = [&](double params, int ranks, const CollectivePath& path) {
     if (!exchanges(params, ranks)) return;
     const GradientExchange g = exchange(in, params, ranks, path, layer_forward.value);
     if (st.zero >= 3) {

@@ -10,7 +10,7 @@ namespace costmodel {
 // Narayanan et al. 2021 §4.1).
 Seconds pipeline_send_recv_time(const StepInputs& in) noexcept {
   if (in.strategy.pp <= 1) return Seconds(0.0);
-  const LinkPath& pp_path = in.paths.pp;
+  const CollectivePath& pp_path = in.paths.pp;
   const double n = in.tokens * in.hidden * kActivationBytes / in.tp;
   return Seconds(2.0 * in.vpp * detail::comm(Collective::kSendRecv, Algorithm::kAuto, n, pp_path).value);
 }

@@ -102,19 +102,19 @@ SplitPaths Estimator::paths(const Strategy& st) const noexcept {
   // time share the nodes' NICs (concurrent_groups).
   SplitPaths p;
   const int tp_cp = st.tp * st.cp;
-  if (st.tp > 1)
-    p.tp = link_path(topology_, Communicator{st.tp, 1, std::max(1, cluster_.gpus_per_node / st.tp)});
-  if (st.cp > 1) p.cp = link_path(topology_, Communicator{st.cp, st.tp, st.tp});
-  if (st.ep > 1) p.ep = link_path(topology_, Communicator{st.ep, tp_cp, tp_cp});
-  if (st.pp > 1) p.pp = link_path(topology_, Communicator{2, tp_cp * st.dp, tp_cp * st.dp});
+  const auto path = [&](const Communicator& comm) { return collective_path(link_path(topology_, comm)); };
+  if (st.tp > 1) p.tp = path(Communicator{st.tp, 1, std::max(1, cluster_.gpus_per_node / st.tp)});
+  if (st.cp > 1) p.cp = path(Communicator{st.cp, st.tp, st.tp});
+  if (st.ep > 1) p.ep = path(Communicator{st.ep, tp_cp, tp_cp});
+  if (st.pp > 1) p.pp = path(Communicator{2, tp_cp * st.dp, tp_cp * st.dp});
   // Gradients are reduced over dp·cp: context-parallel ranks hold the same weights (Megatron-LM's
   // data-parallel-with-context group); experts over the dp·cp/ep ranks holding the same experts.
   const int replicas = st.dp * st.cp;
-  if (replicas > 1) p.dp = link_path(topology_, Communicator{replicas, st.tp, st.tp});
+  if (replicas > 1) p.dp = path(Communicator{replicas, st.tp, st.tp});
   const int expert_replicas = replicas / st.ep;
   if (st.ep > 1 && expert_replicas > 1) {
     // Every ep-th rank of the dp·cp group holds the same experts.
-    p.expert_dp = link_path(topology_, Communicator{expert_replicas, st.tp * st.ep, st.tp * st.ep});
+    p.expert_dp = path(Communicator{expert_replicas, st.tp * st.ep, st.tp * st.ep});
   }
   return p;
 }

@@ -11,7 +11,7 @@ namespace costmodel {
 Seconds tensor_parallel_layer_time(const StepInputs& in) noexcept {
   const Strategy& st = in.strategy;
   if (st.tp <= 1) return Seconds(0.0);
-  const LinkPath& tp_path = in.paths.tp;
+  const CollectivePath& tp_path = in.paths.tp;
   const double n = in.tokens * in.hidden * kActivationBytes;
   const Algorithm algorithm = in.options.tp_algorithm;
   // A reduce-scatter and an all-gather of the same buffer cost the same under every algorithm modelled

@@ -55,6 +55,7 @@ std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& c
     for (size_t i = 0; i < c.torus_dims.size(); ++i) out << (i ? ", " : "") << c.torus_dims[i];
     out << "]\n";
   }
+  if (c.in_network == InNetworkReduction::kSharp) out << "  in_network: sharp\n";
   return out.str();
 }
 

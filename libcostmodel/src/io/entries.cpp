@@ -2,6 +2,8 @@
 #include "entries.hpp"
 
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace costmodel::yaml {
 namespace {
@@ -81,6 +83,15 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base) {
     g.node.source = node.string("source");
     node.finish();
   }
+  std::vector<std::string> architectures;
+  for (int i = 0; i < kGpuArchitectureCount; ++i)
+    architectures.emplace_back(to_string(static_cast<GpuArchitecture>(i)));
+  const std::string architecture = base ? map.optional_choice("architecture", architectures)
+                                              .value_or(std::string(to_string(g.architecture)))
+                                        : map.choice("architecture", architectures);
+  g.architecture = *parse_gpu_architecture(architecture);
+  g.host_link = BytesPerSecond(
+      map.optional_quantity("host_link", Dimension::kBytesPerSecond, true).value_or(g.host_link.value));
   if (!base || map.has("scale_up")) {
     Map scale_up = map.map("scale_up");
     g.scale_up = read_scale_up(scale_up, base ? &base->scale_up : nullptr);

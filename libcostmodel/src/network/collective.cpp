@@ -2,65 +2,36 @@
 #include "costmodel/network/collective.hpp"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <string>
 
 #include "costmodel/error.hpp"
+#include "nccl_tuning.hpp"
 
 namespace costmodel {
 namespace {
 
-// NCCL src/graph/tuning.cc baseLat, LL protocol (NCCL 2.30): Ring 6.6 us, Tree 6.8 us; the catalog's
-// per-step latencies (scale_up.latency ~ hwLat NVLink LL 0.6 us) are LL-like, so the base is LL's too.
-constexpr double kRingBaseLatency = 6.6e-6;
-constexpr double kTreeBaseLatency = 6.8e-6;
-// NCCL src/graph/tuning.cc: tree busBw = min(busBw x 0.9, maxTreeBw) -- trees reach 90% of the ring's links.
-constexpr double kTreeBandwidthEfficiency = 0.9;
-// NCCL src/graph/tuning.cc hwLat[NVLINK][NVLS][Simple] = 25 us, baseLat 0 (NVLS runs Simple only).
-constexpr double kNvlsLatency = 25e-6;
+using Entry = CollectiveTable::Entry;
+
+constexpr double kMicro = 1e-6;
+constexpr double kGiga = 1e9;  // NCCL's GB/s
 // A bandwidth no level falls below, so an empty level never divides by zero (no NaN, ever).
 constexpr double kMinBandwidth = 1e-3;
+// The hardware NCCL's per-step constants were measured on, whose own latency they already hold: one NVLink /
+// NVSwitch step as data/gpus.yaml writes it (0.7 us), an InfiniBand NIC-to-NIC traversal (1 us,
+// data/links.yaml) and 130 ns per InfiniBand switch (data/switches.yaml). A fabric's excess over these is
+// added to NCCL's per-step constants, as NCCL adds a NIC's reported latency to its network steps
+// (src/graph/search.cc graph->latencyInter; src/tuning/ring.cc and tree.cc add it once, twice for Simple).
+constexpr double kReferenceScaleUpLatency = 0.7e-6;
+constexpr double kReferenceNicLatency = 1.0e-6;
+constexpr double kReferenceSwitchLatency = 130e-9;
 
-struct Terms {
-  double latency = 0.0;    // s
-  double bandwidth = 0.0;  // s
-};
-
-// The path as plain doubles: p ranks, L per scale-up domain, N domains.
-struct Shape {
-  int p = 1;
-  int local = 1;
-  int groups = 1;
-  double up_latency = 0.0;
-  double out_latency = 0.0;
-  double out_far_latency = 0.0;
-  double up_bw = kMinBandwidth;
-  double out_bw = kMinBandwidth;
-  double out_a2a_bw = kMinBandwidth;
-  double up_reduction_bw = 0.0;
-  double out_reduction_bw = 0.0;
-  bool cross_rail = false;
-};
-
-Shape shape_of(const LinkPath& path) {
-  Shape s;
-  s.p = path.ranks;
-  s.local = path.scale_up.ranks;
-  s.groups = path.scale_out.ranks;
-  s.up_latency = path.scale_up.latency.value;
-  s.out_latency = path.scale_out.latency.value;
-  s.out_far_latency = path.scale_out.far_latency.value;
-  s.up_bw = std::max(path.scale_up.bandwidth.value, kMinBandwidth);
-  s.out_bw = std::max(path.scale_out.bandwidth.value, kMinBandwidth);
-  s.out_a2a_bw = std::max(path.scale_out.all_to_all_bandwidth.value, kMinBandwidth);
-  s.up_reduction_bw = path.scale_up.reduction_bandwidth.value;
-  s.out_reduction_bw = path.scale_out.reduction_bandwidth.value;
-  s.cross_rail = path.cross_rail_via_scale_up;
-  return s;
-}
+constexpr int kLL = 0;
+constexpr int kLL128 = 1;
+constexpr int kSimple = 2;
 
 // ⌈log2 x⌉ and ⌊log2 x⌋ for x >= 1, without shifting past the width of int.
 int ceil_log2(int x) {
@@ -72,160 +43,444 @@ int floor_log2(int x) {
 bool is_power_of_two(int x) {
   return x > 0 && (x & (x - 1)) == 0;
 }
-
-// Fractions of the data that cross each level in a two-level reduce-scatter: (L-1)/L inside the domain,
-// then (N-1)/N of the remaining n/L across domains on every rail at once.
-double two_level_rs_time(const Shape& s, double n) {
-  return (s.local - 1.0) / s.local * n / s.up_bw + (s.groups - 1.0) / s.groups * (n / s.local) / s.out_bw;
-}
-
-// Ring (Thakur, Rabenseifner & Gropp 2005 §4; NCCL tuning.cc steps): nsteps = 2(p-1) for AllReduce, p-1
-// otherwise, 2(N-1) resp. N-1 of them across domains; the ring's slowest edge is min(B_up, L·b_out).
-Terms ring(Collective c, const Shape& s, double n) {
-  const bool all_reduce = c == Collective::kAllReduce;
-  const int steps = (all_reduce ? 2 : 1) * (s.p - 1);
-  const int inter = (all_reduce ? 2 : 1) * (s.groups - 1);
-  double bottleneck = std::numeric_limits<double>::infinity();
-  if (s.local > 1) bottleneck = s.up_bw;
-  if (s.groups > 1) bottleneck = std::min(bottleneck, s.local * s.out_bw);
-  const double pm1 = (s.p - 1.0) / s.p;
-  const double volume = all_reduce                                                  ? 2.0 * pm1 * n
-                        : (c == Collective::kBroadcast || c == Collective::kReduce) ? n
-                                                                                    : pm1 * n;
-  return {kRingBaseLatency + (steps - inter) * s.up_latency + inter * s.out_latency, volume / bottleneck};
-}
-
-// NCCL's tree: a chain inside the node, a double binary tree across nodes (Sanders, Speck & Träff 2009);
-// latency base + 2((L-1)·intra + ⌊log2 N⌋·inter) (NCCL tuning.cc). Per node and direction a DBT AllReduce
-// moves 2n (n between two nodes, where each node is the other's only child: the documented 2-node case).
-Terms double_binary_tree(Collective c, const Shape& s, double n) {
-  const double passes = c == Collective::kAllReduce ? 2.0 : 1.0;
-  const double latency =
-      kTreeBaseLatency + passes * ((s.local - 1) * s.up_latency + floor_log2(s.groups) * s.out_far_latency);
-  double time = 0.0;
-  if (s.local > 1) time = passes * n / s.up_bw;
-  if (s.groups > 1) {
-    const double inter_volume = c == Collective::kAllReduce && s.groups > 2 ? 2.0 : 1.0;
-    time = std::max(time, inter_volume * n / (s.local * s.out_bw));
-  }
-  return {latency, time / kTreeBandwidthEfficiency};
-}
-
-// Recursive halving + doubling (Rabenseifner; Thakur et al. 2005 §4.4: log2 p steps per pass; a
-// non-power-of-two p adds one exchange of n per pass). AllToAll: Bruck et al. 1997, ⌈log2 p⌉ steps of n/2.
-Terms halving_doubling(Collective c, const Shape& s, double n) {
-  const int log_local = ceil_log2(s.local);
-  const int log_groups = ceil_log2(s.groups);
-  const double step_latency = log_local * s.up_latency + log_groups * s.out_far_latency;
-  if (c == Collective::kAllToAll) {
-    const double up_a2a = s.up_bw;
-    return {kRingBaseLatency + step_latency,
-            log_local * (n / 2) / up_a2a + log_groups * (n / 2) / s.out_a2a_bw};
-  }
-  const double passes = (c == Collective::kReduceScatter || c == Collective::kAllGather) ? 1.0 : 2.0;
-  double latency = kRingBaseLatency + passes * step_latency;
-  double time = passes * two_level_rs_time(s, n);
-  if (!is_power_of_two(s.p)) {
-    const bool across = s.groups > 1;
-    latency += passes * (across ? s.out_far_latency : s.up_latency);
-    time += passes * n / (across ? s.out_bw : s.up_bw);
-  }
-  return {latency, time};
-}
-
-// Reduce-scatter inside the domain, the collective on n/L across domains on every rail at once, all-gather
-// back (NCCL "ring of rings"; Jia et al. 2018 hierarchical AllReduce). AllToAll: intra-domain shuffle, then
-// one rail-aligned exchange (Rajbhandari et al. 2022, DeepSpeed-MoE hierarchical all-to-all).
-Terms hierarchical(Collective c, const Shape& s, double n) {
-  if (c == Collective::kAllToAll) {
-    return {kRingBaseLatency + (s.local - 1) * s.up_latency + (s.groups - 1) * s.out_far_latency,
-            (s.local - 1.0) / s.local * n / s.up_bw + (s.groups - 1.0) / s.groups * n / s.out_a2a_bw};
-  }
-  const double passes = c == Collective::kAllReduce ? 2.0 : 1.0;
-  return {kRingBaseLatency + passes * ((s.local - 1) * s.up_latency + (s.groups - 1) * s.out_latency),
-          passes * two_level_rs_time(s, n)};
-}
-
-// Every rank exchanges n/p with every peer at once (pairwise exchange, Thakur et al. 2005 §3: (p-1)·alpha
-// + (p-1)/p·n·beta); intra- and inter-domain peers proceed concurrently. Rail-only: traffic to other nodes
-// first crosses NVLink to the GPU on the destination's rail (Wang et al. 2023 §4).
-Terms direct(Collective c, const Shape& s, double n) {
-  if (c == Collective::kSendRecv) {
-    const bool across = s.groups > 1;
-    return {kRingBaseLatency + (across ? s.out_far_latency : s.up_latency),
-            n / (across ? s.out_bw : s.up_bw)};
-  }
-  const double remote_peers = s.p - s.local;
-  double latency = kRingBaseLatency + (s.local - 1) * s.up_latency + remote_peers * s.out_far_latency;
-  double intra = (s.local - 1.0) / s.p * n / s.up_bw;
-  const double inter = remote_peers / s.p * n / s.out_a2a_bw;
-  if (s.cross_rail && remote_peers > 0) {
-    intra += remote_peers / s.p * n * (s.local - 1.0) / s.local / s.up_bw;
-    latency += s.up_latency;
-  }
-  return {latency, std::max(intra, inter)};
-}
-
-// NVLS (the NVSwitch reduces: each GPU sends and receives n once) and SHARP (the IB switches reduce n/L per
-// rank), pipelined as NCCL's NVLS-tree does. NCCL tuning.cc: NVLS latency 25 us.
-Terms in_network(Collective c, const Shape& s, double n) {
-  if (c != Collective::kAllReduce) return {kNvlsLatency, (s.p - 1.0) / s.p * n / s.up_reduction_bw};
-  const double latency =
-      (s.local > 1 ? kNvlsLatency : kRingBaseLatency) + (s.groups > 1 ? 2 * s.out_far_latency : 0);
-  double time = 0.0;
-  if (s.local > 1) time = n / s.up_reduction_bw;
-  if (s.groups > 1) time = std::max(time, n / s.local / s.out_reduction_bw);
-  return {latency, time};
-}
-
-// Multi-dimensional bucket algorithm (Chan, Heimlich, Purkayastha & van de Geijn 2007 §5): one ring phase
-// per torus dimension, sum (k_i - 1) steps; 2D concurrent buckets use every neighbour link of the node.
-Terms torus_bucket(Collective c, const LinkPath& path, const Shape& s, double n) {
-  const double passes = c == Collective::kAllReduce ? 2.0 : 1.0;
-  int ring_steps = 0;
-  for (int k : path.torus_extent) ring_steps += k - 1;
-  const double links = 2.0 * std::max(1, path.torus_dimensions);
-  const double time = (s.local - 1.0) / s.local * n / s.up_bw +
-                      (s.groups - 1.0) / s.groups * (n / s.local) / (links * s.out_bw);
-  return {kRingBaseLatency + passes * ((s.local - 1) * s.up_latency + ring_steps * s.out_latency),
-          passes * time};
-}
-
 bool is_torus(TopologyKind kind) {
   return kind == TopologyKind::kTorus2D || kind == TopologyKind::kTorus3D;
 }
 
-Terms evaluate(Collective c, Algorithm a, const LinkPath& path, const Shape& s, double n) {
+// NCCL's speed lists per generation: sm < 90, sm90, sm100 (src/graph/search.cc).
+int speed_list(GpuArchitecture architecture) {
+  switch (architecture) {
+    case GpuArchitecture::kVolta:
+    case GpuArchitecture::kAmpere:
+      return 0;
+    case GpuArchitecture::kHopper:
+      return 1;
+    case GpuArchitecture::kBlackwell:
+      return 2;
+  }
+  return 1;
+}
+
+// The fastest per-channel speed of `speeds` (GB/s) that is at most `limit` GB/s; the slowest if none is.
+double speed_at_most(const nccl::Speeds& speeds, double limit) {
+  double slowest = speeds[0];
+  for (double s : speeds) {
+    if (s <= 0.0) break;
+    if (s <= limit) return s;
+    slowest = s;
+  }
+  return slowest;
+}
+
+// The communicator as NCCL's tuning model sees it, everything that does not depend on the message size:
+// p ranks, L per NVLink domain, N domains (NCCL's nNodes: a multi-node NVLink domain counts as one node).
+struct Model {
+  int p = 1;
+  int local = 1;
+  int groups = 1;
+  bool multi = false;
+  int arch = 2;         // NCCL compCapIdx: Volta, Ampere, Hopper, Blackwell
+  int nodes_index = 0;  // NCCL index2: one node, two, more
+  double up_bw = kMinBandwidth;
+  double out_bw = kMinBandwidth;      // per rank, neighbour traffic
+  double out_a2a_bw = kMinBandwidth;  // per rank, all-to-all traffic
+  double out_reduction_bw = 0.0;      // SHARP, per rank; 0 when off
+  double nvls_efficiency = 0.0;       // NCCL nvlsEfficiency; 0 without NVLS
+  double ring_busbw = kMinBandwidth;  // the ring's graph: nChannels x bw, B/s
+  int channels = 1;                   // the ring and tree graphs' channels
+  int nvls_channels = 0;              // the NVLS graph's channels (one head GPU each)
+  double nvls_bw_intra = 0.0;         // its per-channel NVLink bandwidth, B/s
+  double ll_max_bw = 0.0;             // B/s
+  double up_excess = 0.0;             // s per scale-up step above NCCL's reference hardware
+  double out_excess = 0.0;            // s per network step to a neighbour
+  double far_excess = 0.0;            // s per network step to the farthest rank
+  bool cross_rail = false;
+  int torus_ring_steps = 0;
+  int torus_dimensions = 0;
+};
+
+// The latency of a network step of `hops` (switches, or links on a switchless torus) above InfiniBand's.
+double network_excess(const LinkPath& path, Seconds latency, int hops) {
+  const double reference =
+      kReferenceNicLatency + (is_torus(path.kind) ? 0.0 : hops * kReferenceSwitchLatency);
+  return latency.value - reference;
+}
+
+// The ring and tree graphs' channels (src/graph/search.cc ncclTopoCompute, restated): across domains one
+// per NIC the domain's ranks drive (each channel leaves through one NIC at the GPU-to-NIC path's speed),
+// inside one domain as many as the GPU's NVLink holds at the generation's fastest listed speed (6 x 60 GB/s
+// on an H100); ncclTopoDupChannels then doubles them unless the speed is below 25 GB/s, or below 50 GB/s from
+// Hopper on (NCCL also keeps them when there are 4 or fewer; dropped here, so that channels never fall as
+// bandwidth rises). Only NCCL's per-channel caps read it.
+int ring_channels(const Model& m, const LinkPath& path) {
+  double speed = 0.0;
+  double count = 0.0;
+  if (m.multi) {
+    speed = std::max(path.nic_path_bandwidth.value, kMinBandwidth) / kGiga;
+    count = m.local * m.out_bw / kGiga / speed;
+  } else {
+    speed = nccl::kIntraSpeeds[static_cast<std::size_t>(speed_list(path.architecture))][0];
+    count = m.up_bw / kGiga / speed;
+  }
+  const int channels = std::clamp(static_cast<int>(std::lround(count)), 1, nccl::kMaxSearchChannels);
+  const bool keep = speed < 25.0 || (m.arch >= 2 && speed < 50.0);
+  return keep ? channels : 2 * channels;
+}
+
+Model model_of(const LinkPath& path) {
+  Model m;
+  m.p = path.ranks;
+  m.local = path.scale_up.ranks;
+  m.groups = path.scale_out.ranks;
+  m.multi = m.groups > 1;
+  m.arch = static_cast<int>(path.architecture);
+  m.nodes_index = std::min(m.groups, 3) - 1;
+  m.up_bw = std::max(path.scale_up.bandwidth.value, kMinBandwidth);
+  m.out_bw = std::max(path.scale_out.bandwidth.value, kMinBandwidth);
+  m.out_a2a_bw = std::max(path.scale_out.all_to_all_bandwidth.value, kMinBandwidth);
+  m.out_reduction_bw = path.scale_out.reduction_bandwidth.value;
+  if (path.scale_up.reduction_bandwidth.value > 0.0) {
+    m.nvls_efficiency = path.scale_up.reduction_bandwidth.value / m.up_bw;
+  }
+  // The ring's slowest edge: NVLink inside a domain, the domain's NICs (its L ranks' shares) across.
+  double busbw = std::numeric_limits<double>::infinity();
+  if (m.local > 1) busbw = m.up_bw;
+  if (m.multi) busbw = std::min(busbw, m.local * m.out_bw);
+  m.ring_busbw = std::isfinite(busbw) ? busbw : kMinBandwidth;
+  m.channels = ring_channels(m, path);
+  // NVLS graph (search.cc ncclTopoSearchTryNvls): one channel per head GPU, at most NCCL_MAX_NVLS_ARITY;
+  // every channel takes its speed on each GPU's NVLink, the head's twice: (nCh + 1) x speed <= the GPU's.
+  if (m.local > 1) {
+    m.nvls_channels = std::min(m.local, nccl::kMaxNvlsArity);
+    const double per_channel = m.up_bw / kGiga / (m.nvls_channels + 1);
+    const double listed = speed_at_most(nccl::kIntraSpeeds[speed_list(path.architecture)], per_channel);
+    m.nvls_bw_intra = std::min(listed, per_channel) * kGiga;
+  }
+  // llMaxBws: by GPU generation on one node, by host CPU across nodes (an Intel x86 host: row 0).
+  m.ll_max_bw = (m.multi ? nccl::kLlMaxBw[0][static_cast<std::size_t>(m.nodes_index)]
+                         : nccl::kLlMaxBw[static_cast<std::size_t>(m.arch)][0]) *
+                kGiga;
+  if (m.local > 1) m.up_excess = path.scale_up.latency.value - kReferenceScaleUpLatency;
+  if (m.multi) {
+    m.out_excess = network_excess(path, path.scale_out.latency, path.scale_out.hops);
+    m.far_excess = network_excess(path, path.scale_out.far_latency, path.scale_out.far_hops);
+  }
+  m.cross_rail = path.cross_rail_via_scale_up;
+  for (int k : path.torus_extent) m.torus_ring_steps += k - 1;
+  m.torus_dimensions = path.torus_dimensions;
+  return m;
+}
+
+// NCCL's latency tables in seconds: one NVLink step (plus the scale-up excess), one network step (plus the
+// network excess, twice for Simple).
+double nvlink_hop(const Model& m, nccl::Row row, int proto) {
+  return nccl::kNvlinkLatency[row][static_cast<std::size_t>(proto)] * kMicro + m.up_excess;
+}
+double net_hop(nccl::Row row, int proto, double excess) {
+  return nccl::kNetLatency[row][static_cast<std::size_t>(proto)] * kMicro +
+         (proto == kSimple ? 2 : 1) * excess;
+}
+double base_latency(nccl::Row row, int proto) {
+  return nccl::kBaseLatency[row][static_cast<std::size_t>(proto)] * kMicro;
+}
+
+// NCCL's ring protocol factors (src/tuning/ring.cc) on a bus bandwidth, B/s: LL half of it up to llMaxBw,
+// LL128 0.92 of it up to nChannels x perChMaxRingLL128Bw, Simple all of it. The algorithms NCCL does not
+// implement take the ring's factors per level.
+double ring_protocol_bw(const Model& m, double busbw, int proto) {
+  if (proto == kLL) return std::min(m.ll_max_bw, nccl::kRingLlFactor * busbw);
+  if (proto == kLL128) {
+    const double cap = m.channels *
+                       nccl::kPerChannelMaxRingLl128Bw[static_cast<std::size_t>(m.arch)]
+                                                      [static_cast<std::size_t>(m.nodes_index)] *
+                       kGiga;
+    return std::min(nccl::kRingLl128Factor * busbw, cap);
+  }
+  return busbw;
+}
+
+int ring_steps(Collective c, int p) {
+  if (c == Collective::kAllReduce) return 2 * (p - 1);
+  if (c == Collective::kReduceScatter || c == Collective::kAllGather) return p - 1;
+  return p;  // Broadcast, Reduce (src/tuning/tuning_general.cc ncclTuningGetNsteps)
+}
+
+Entry make_entry(double latency, double bandwidth) {
+  Entry e;
+  e.latency = std::max(0.0, latency);
+  e.seconds_per_byte = 1.0 / std::max(bandwidth, kMinBandwidth);
+  return e;
+}
+
+// Ring (NCCL src/tuning/ring.cc ncclTuningRingModelInit; Thakur, Rabenseifner & Gropp 2005 §4): algorithm
+// bandwidth busBw x nRanks / nsteps; latency base + (nsteps - nInterSteps) x max(intra step, network post
+// overhead) + nInterSteps x network step, nInterSteps 2(N-1) for AllReduce, N-1 otherwise. With one GPU per
+// domain the network step is the tree's (NCCL 2.23-2.26 tuning.cc: "with ppn=1 latencies are fully
+// exposed"). Broadcast/Reduce: nsteps x the step (Simple: the tree's NVLink step, "chunk latency"), the steps
+// that cross domains at the network's.
+Entry ring(Collective c, int proto, const Model& m) {
+  const int steps = ring_steps(c, m.p);
+  const double bw = ring_protocol_bw(m, m.ring_busbw, proto) * m.p / steps;
+  const double out = net_hop(m.local == 1 ? nccl::kTreeRow : nccl::kRingRow, proto, m.out_excess);
+  if (c == Collective::kBroadcast || c == Collective::kReduce) {
+    const int inter = m.groups - 1;
+    const double hop = nvlink_hop(m, proto == kSimple ? nccl::kTreeRow : nccl::kRingRow, proto);
+    return make_entry(base_latency(nccl::kRingRow, proto) + (steps - inter) * hop + inter * out, bw);
+  }
+  const double overhead =
+      m.multi ? nccl::kNetOverhead * kMicro * (proto == kSimple ? nccl::kNetOverheadSimpleFactor : 1.0) : 0.0;
+  const double intra = std::max(nvlink_hop(m, nccl::kRingRow, proto), overhead);
+  const int inter = m.multi ? (c == Collective::kAllReduce ? 2 : 1) * (m.groups - 1) : 0;
+  Entry e = make_entry(base_latency(nccl::kRingRow, proto) + (steps - inter) * intra + inter * out, bw);
+  if (c == Collective::kAllReduce && proto == kSimple && m.multi) {
+    e.plateau_bytes = nccl::kRingPlateauBytes * m.channels * m.p;
+    e.plateau_factor = m.arch == 0 ? nccl::kRingPlateauVolta : nccl::kRingPlateau;
+  }
+  return e;
+}
+
+// NCCL's tree, AllReduce only (src/tuning/tree.cc ncclTuningTreeModelInit): a chain inside the node, a
+// double binary tree across nodes (Sanders, Speck & Träff 2009). busBw = min(0.92 x the graph's, nChannels x
+// perChMaxTreeBw); LL 1/3.8 of it, LL128 7/9 (one node) or 120/128; algorithm bandwidth half of it, times
+// treeCorrectionFactor by message size. Latency base + 2((L-1) intra + ⌊log2 N⌋ inter).
+Entry tree(int proto, const Model& m) {
+  const auto arch = static_cast<std::size_t>(m.arch);
+  const auto nodes = static_cast<std::size_t>(m.nodes_index);
+  double busbw = std::min(nccl::kTreeFactor * m.ring_busbw,
+                          m.channels * nccl::kPerChannelMaxTreeBw[arch][nodes] * kGiga);
+  if (proto == kLL) busbw = std::min(busbw * nccl::kTreeLlFactor, m.ll_max_bw);
+  if (proto == kLL128) {
+    busbw = std::min(busbw * (m.multi ? nccl::kTreeLl128FactorNodes : nccl::kTreeLl128FactorOneNode),
+                     m.channels * nccl::kPerChannelMaxTreeLl128Bw[arch][nodes] * kGiga);
+  }
+  const double latency = base_latency(nccl::kTreeRow, proto) +
+                         2.0 * ((m.local - 1) * nvlink_hop(m, nccl::kTreeRow, proto) +
+                                floor_log2(m.groups) * net_hop(nccl::kTreeRow, proto, m.far_excess));
+  Entry e = make_entry(latency, 0.5 * busbw);
+  e.correction = nccl::kTreeCorrectionEntries;
+  return e;
+}
+
+// NVLS inside one NVLink domain (src/tuning/nvls.cc ncclTuningNvlsModelInit): per channel bwIntra x
+// nvlsEfficiency x (nCh-1)/nCh, x2 for AllReduce (the switch reduces: each byte crosses a GPU's link once
+// each way), x(L-1)/L for AllGather/ReduceScatter; algorithm bandwidth nCh x that x nRanks / nsteps.
+double nvls_busbw(Collective c, const Model& m) {
+  const double channels = m.nvls_channels;
+  double per_channel = m.nvls_bw_intra * m.nvls_efficiency * (channels - 1.0) / channels;
+  per_channel *= c == Collective::kAllReduce ? 2.0 : (m.local - 1.0) / m.local;
+  return channels * per_channel;
+}
+
+// In-network reduction. One domain: NVLS, latency hwLat[NVLINK][NVLS] = 25 us, its bandwidth taken down at
+// mid sizes by NCCL's treeCorrectionFactor: NCCL applies it to NVLSTree on Blackwell (nvls.cc); the NVLS
+// kernels pipeline their chunks the same way, and measured NVLS curves show the same ramp (8 x H200:
+// 140 GB/s busbw at 4 MiB, 242 at 16 MiB, 370 at 64 MiB against 476 at 1 GiB; ../shared/reference/
+// nccl-busbw.yaml), so the model applies it on every generation. Across domains with SHARP on: NVLS inside,
+// the switches reduce each rank's n/L slice across (NCCL's multi-node NVLS, latency NVLink + network step);
+// one GPU per domain: CollNet (CollNetChain latency, 30 us). Across domains the volume is the physical one:
+// n/L per rank each way over the NICs (Graham et al. 2016, SHARP).
+Entry in_network(Collective c, const Model& m) {
+  if (!m.multi) {
+    Entry e = make_entry(nvlink_hop(m, nccl::kNvlsRow, kSimple), nvls_busbw(c, m) * m.p / ring_steps(c, m.p));
+    e.correction = nccl::kNvlsTreeCorrectionEntries;
+    return e;
+  }
+  if (m.local == 1) {
+    return make_entry(net_hop(nccl::kCollNetChainRow, kSimple, m.far_excess), m.out_reduction_bw);
+  }
+  const double domain_rate = nvls_busbw(c, m) * m.local / ring_steps(c, m.local);
+  const double network_rate = m.local * m.out_reduction_bw;
+  Entry e =
+      make_entry(nvlink_hop(m, nccl::kNvlsRow, kSimple) + net_hop(nccl::kNvlsRow, kSimple, m.far_excess),
+                 std::min(domain_rate, network_rate));
+  e.correction = nccl::kNvlsTreeCorrectionEntries;
+  return e;
+}
+
+// NVLSTree, AllReduce across domains (src/tuning/nvls.cc): NVLS inside each domain, a tree across them; per
+// channel min(NVLS's intra bandwidth, the NICs' per channel x2 on up to two nodes, perChMaxNVLSTreeBw);
+// latency NVLink NVLS step + 2⌊log2 N⌋ network steps. NCCL applies the tree correction on Blackwell (x86
+// hosts); the model on every generation, as for NVLS.
+Entry nvls_tree(const Model& m) {
+  const double channels = m.nvls_channels;
+  const double intra = nvls_busbw(Collective::kAllReduce, m) / channels;
+  const double inter = m.local * m.out_bw / channels * (m.groups <= 2 ? 2.0 : 1.0);
+  const double cap = nccl::kPerChannelMaxNvlsTreeBw[static_cast<std::size_t>(m.arch)]
+                                                   [static_cast<std::size_t>(m.nodes_index)] *
+                     kGiga;
+  const double busbw = channels * std::min({intra, inter, cap});
+  const double latency = nvlink_hop(m, nccl::kNvlsTreeRow, kSimple) +
+                         2.0 * floor_log2(m.groups) * net_hop(nccl::kNvlsTreeRow, kSimple, m.far_excess);
+  Entry e = make_entry(latency, busbw * m.p / ring_steps(Collective::kAllReduce, m.p));
+  e.correction = nccl::kNvlsTreeCorrectionEntries;
+  return e;
+}
+
+// Fractions of the data that cross each level in a two-level reduce-scatter: (L-1)/L inside the domain,
+// then (N-1)/N of the remaining n/L across domains on every rail at once; seconds per byte of each.
+struct LevelTimes {
+  double up = 0.0;
+  double out = 0.0;
+};
+LevelTimes two_level_rs(const Model& m, double up_bw, double out_bw) {
+  return {(m.local - 1.0) / m.local / up_bw, (m.groups - 1.0) / m.groups / m.local / out_bw};
+}
+
+// Recursive halving + doubling (Rabenseifner; Thakur et al. 2005 §4.4: log2 p steps per pass; a
+// non-power-of-two p adds one exchange of n per pass). AllToAll: Bruck et al. 1997, ⌈log2 p⌉ steps of n/2.
+// Per step NCCL's ring step costs for the protocol.
+Entry halving_doubling(Collective c, int proto, const Model& m) {
+  const double up_bw = ring_protocol_bw(m, m.up_bw, proto);
+  const double out_bw = ring_protocol_bw(m, m.out_bw, proto);
+  const int log_local = ceil_log2(m.local);
+  const int log_groups = ceil_log2(m.groups);
+  const double up_hop = nvlink_hop(m, nccl::kRingRow, proto);
+  const double far_hop = net_hop(nccl::kRingRow, proto, m.far_excess);
+  const double step_latency = log_local * up_hop + log_groups * far_hop;
+  const double base = base_latency(nccl::kRingRow, proto);
+  if (c == Collective::kAllToAll) {
+    const double a2a_bw = ring_protocol_bw(m, m.out_a2a_bw, proto);
+    return make_entry(base + step_latency, 1.0 / (log_local * 0.5 / up_bw + log_groups * 0.5 / a2a_bw));
+  }
+  const double passes = (c == Collective::kReduceScatter || c == Collective::kAllGather) ? 1.0 : 2.0;
+  double latency = base + passes * step_latency;
+  const LevelTimes t = two_level_rs(m, up_bw, out_bw);
+  double seconds_per_byte = passes * (t.up + t.out);
+  if (!is_power_of_two(m.p)) {
+    latency += passes * (m.multi ? far_hop : up_hop);
+    seconds_per_byte += passes / (m.multi ? out_bw : up_bw);
+  }
+  return make_entry(latency, 1.0 / seconds_per_byte);
+}
+
+// Reduce-scatter inside the domain, the collective on n/L across domains on every rail at once, all-gather
+// back (NCCL "ring of rings"; Jia et al. 2018 hierarchical AllReduce), its phases pipelined over chunks as
+// NCCL pipelines its tree: the slowest phase sets the bandwidth, every phase's steps the latency. AllToAll:
+// intra-domain shuffle, then one rail-aligned exchange (Rajbhandari et al. 2022, DeepSpeed-MoE).
+Entry hierarchical(Collective c, int proto, const Model& m) {
+  const double up_bw = ring_protocol_bw(m, m.up_bw, proto);
+  const double base = base_latency(nccl::kRingRow, proto);
+  const double up_hop = nvlink_hop(m, nccl::kRingRow, proto);
+  if (c == Collective::kAllToAll) {
+    const double a2a_bw = ring_protocol_bw(m, m.out_a2a_bw, proto);
+    const double up = (m.local - 1.0) / m.local / up_bw;
+    const double out = (m.groups - 1.0) / m.groups / a2a_bw;
+    return make_entry(
+        base + (m.local - 1) * up_hop + (m.groups - 1) * net_hop(nccl::kRingRow, proto, m.far_excess),
+        1.0 / std::max(up, out));
+  }
+  const double out_bw = ring_protocol_bw(m, m.out_bw, proto);
+  const double passes = c == Collective::kAllReduce ? 2.0 : 1.0;
+  const LevelTimes t = two_level_rs(m, up_bw, out_bw);
+  return make_entry(base + passes * ((m.local - 1) * up_hop +
+                                     (m.groups - 1) * net_hop(nccl::kRingRow, proto, m.out_excess)),
+                    1.0 / (passes * std::max(t.up, t.out)));
+}
+
+// Point to point (NCCL p2p: grouped sends and receives, LL or Simple). Every rank exchanges n/p with every
+// peer at once (pairwise exchange, Thakur et al. 2005 §3); intra- and inter-domain peers proceed
+// concurrently. Each remote peer costs one network post (NCCL ring.cc's net overhead, x3 for Simple) and the
+// last one a network step; rail-only relays traffic to other rails through NVLink first (Wang et al. 2023).
+Entry direct(Collective c, int proto, const Model& m) {
+  const double base = base_latency(nccl::kRingRow, proto);
+  const double up_hop = nvlink_hop(m, nccl::kRingRow, proto);
+  const double far_hop = net_hop(nccl::kRingRow, proto, m.far_excess);
+  const double up_bw = ring_protocol_bw(m, m.up_bw, proto);
+  if (c == Collective::kSendRecv) {
+    return make_entry(base + (m.multi ? far_hop : up_hop),
+                      m.multi ? ring_protocol_bw(m, m.out_bw, proto) : up_bw);
+  }
+  const double a2a_bw = ring_protocol_bw(m, m.out_a2a_bw, proto);
+  const double remote_peers = m.p - m.local;
+  const double post = nccl::kNetOverhead * kMicro * (proto == kSimple ? nccl::kNetOverheadSimpleFactor : 1.0);
+  double latency = base + (m.local - 1) * up_hop + (remote_peers > 0 ? remote_peers * post + far_hop : 0.0);
+  double intra = (m.local - 1.0) / m.p / up_bw;
+  const double inter = remote_peers / m.p / a2a_bw;
+  if (m.cross_rail && remote_peers > 0) {
+    intra += remote_peers / m.p * (m.local - 1.0) / m.local / up_bw;
+    latency += up_hop;
+  }
+  return make_entry(latency, 1.0 / std::max(intra, inter));
+}
+
+// Multi-dimensional bucket algorithm (Chan, Heimlich, Purkayastha & van de Geijn 2007 §5): one ring phase
+// per torus dimension, sum (k_i - 1) steps; 2D concurrent buckets use every neighbour link of the node.
+Entry torus_bucket(Collective c, int proto, const Model& m) {
+  const double passes = c == Collective::kAllReduce ? 2.0 : 1.0;
+  const double links = 2.0 * std::max(1, m.torus_dimensions);
+  const LevelTimes t =
+      two_level_rs(m, ring_protocol_bw(m, m.up_bw, proto), links * ring_protocol_bw(m, m.out_bw, proto));
+  return make_entry(base_latency(nccl::kRingRow, proto) +
+                        passes * ((m.local - 1) * nvlink_hop(m, nccl::kRingRow, proto) +
+                                  m.torus_ring_steps * net_hop(nccl::kRingRow, proto, m.out_excess)),
+                    1.0 / (passes * (t.up + t.out)));
+}
+
+// The protocols each algorithm runs: NVLS, NVLSTree and CollNet Simple only (cost_model.cc modelMap),
+// point-to-point LL or Simple (src/enqueue.cc p2p protocol choice), every other all three.
+bool runs_protocol(Algorithm a, int proto) {
+  if (a == Algorithm::kInNetwork || a == Algorithm::kNvlsTree) return proto == kSimple;
+  if (a == Algorithm::kDirect) return proto != kLL128;
+  return true;
+}
+
+Entry evaluate(Collective c, Algorithm a, int proto, const Model& m) {
   switch (a) {
     case Algorithm::kRing:
-      return ring(c, s, n);
+      return ring(c, proto, m);
     case Algorithm::kDoubleBinaryTree:
-      return double_binary_tree(c, s, n);
+      return tree(proto, m);
     case Algorithm::kHalvingDoubling:
-      return halving_doubling(c, s, n);
+      return halving_doubling(c, proto, m);
     case Algorithm::kHierarchical:
-      return hierarchical(c, s, n);
+      return hierarchical(c, proto, m);
     case Algorithm::kDirect:
-      return direct(c, s, n);
+      return direct(c, proto, m);
     case Algorithm::kInNetwork:
-      return in_network(c, s, n);
+      return in_network(c, m);
+    case Algorithm::kNvlsTree:
+      return nvls_tree(m);
     case Algorithm::kTorusBucket:
-      return torus_bucket(c, path, s, n);
+      return torus_bucket(c, proto, m);
     case Algorithm::kAuto:
       break;
   }
   return {};
 }
 
-// What Auto chooses from: the algorithms NCCL implements (ring, tree, NVLS/CollNet, p2p for all-to-all and
-// send/recv) and, on a torus that NCCL does not drive, the bucket algorithm. Halving-doubling and
-// hierarchical are evaluated only when asked for.
-constexpr std::array<Algorithm, 5> kAutoCandidates{Algorithm::kRing, Algorithm::kDoubleBinaryTree,
-                                                   Algorithm::kDirect, Algorithm::kInNetwork,
-                                                   Algorithm::kTorusBucket};
+// What Auto chooses from, in NCCL's order for ties (tree, ring, CollNet, NVLS, NVLSTree): the algorithms
+// NCCL implements (ring, tree, NVLS/CollNet, NVLSTree, p2p for all-to-all and send/recv) and, on a torus
+// that NCCL does not drive, the bucket algorithm. Halving-doubling and hierarchical run only when asked for.
+constexpr std::array<Algorithm, 6> kAutoCandidates{Algorithm::kDoubleBinaryTree, Algorithm::kRing,
+                                                   Algorithm::kInNetwork,        Algorithm::kNvlsTree,
+                                                   Algorithm::kDirect,           Algorithm::kTorusBucket};
 
-CommCost make_cost(Terms t, Algorithm a) {
-  return CommCost{Seconds(t.latency + t.bandwidth), Seconds(t.latency), Seconds(t.bandwidth), a};
+// NCCL's treeCorrectionFactor for `n` bytes: index ⌊log2(n / 64)⌋ (tree.cc, nvls.cc), 1 past the table.
+double correction(int proto, int entries, double n) {
+  if (entries == 0 || n < 64.0) return 1.0;
+  const auto chunks = static_cast<unsigned long long>(n / 64.0);
+  const int index = static_cast<int>(std::bit_width(chunks)) - 1;
+  if (index >= entries) return 1.0;
+  return nccl::kTreeCorrection[static_cast<std::size_t>(proto)][static_cast<std::size_t>(index)];
+}
+
+struct Terms {
+  double latency = 0.0;
+  double bandwidth = 0.0;
+};
+
+inline Terms terms_of(const Entry& e, int proto, double n) {
+  const double latency =
+      e.plateau_bytes > 0.0 && n >= e.plateau_bytes ? e.latency * e.plateau_factor : e.latency;
+  double bandwidth = n * e.seconds_per_byte;
+  if (e.correction > 0) bandwidth /= correction(proto, e.correction, n);
+  return {latency, bandwidth};
+}
+
+CommCost cost_of(const Entry& e, Algorithm a, int proto, double n) {
+  const Terms t = terms_of(e, proto, n);
+  return CommCost{Seconds(t.latency + t.bandwidth), Seconds(t.latency), Seconds(t.bandwidth), a,
+                  static_cast<Protocol>(proto)};
 }
 
 }  // namespace
@@ -265,7 +520,9 @@ inline bool walk_applicability(Collective c, Algorithm a, const LinkPath& path, 
                                Fail&& fail) {
   const bool up = path.scale_up.ranks > 1;
   const bool out = path.scale_out.ranks > 1;
+  const bool nvls = path.scale_up.reduction_bandwidth.value > 0.0;
   const auto op = [c] { return std::string(to_string(c)); };
+  const auto gpu = [cluster] { return cluster ? cluster->gpu.name + " " : std::string(); };
   switch (a) {
     case Algorithm::kAuto:
       return true;
@@ -273,8 +530,10 @@ inline bool walk_applicability(Collective c, Algorithm a, const LinkPath& path, 
       if (c != Collective::kAllToAll && c != Collective::kSendRecv) return true;
       return fail([&] { return "ring does not implement " + op() + " (use direct or halving-doubling)"; });
     case Algorithm::kDoubleBinaryTree:
-      if (c == Collective::kAllReduce || c == Collective::kBroadcast || c == Collective::kReduce) return true;
-      return fail([] { return std::string("tree implements only allreduce, broadcast and reduce"); });
+      if (c == Collective::kAllReduce) return true;
+      return fail([] {
+        return std::string("tree implements only allreduce (NCCL runs broadcast and reduce on rings)");
+      });
     case Algorithm::kHalvingDoubling:
       if (c != Collective::kSendRecv) return true;
       return fail([&] { return "halving-doubling does not implement " + op(); });
@@ -302,25 +561,35 @@ inline bool walk_applicability(Collective c, Algorithm a, const LinkPath& path, 
                  op();
         });
       }
-      // NVLS reduce-scatter / all-gather: inside one NVLink domain only.
+      // NVLS reduce-scatter / all-gather: inside one NVLink domain of at most NCCL_MAX_NVLS_ARITY ranks.
       if (c != Collective::kAllReduce && out) {
         return fail([&] {
           return "in-network " + op() + " runs inside one NVLink domain only; this communicator spans " +
                  std::to_string(path.scale_out.ranks) + " domains";
         });
       }
-      if (up && path.scale_up.reduction_bandwidth.value <= 0.0) {
+      if (c != Collective::kAllReduce && path.scale_up.ranks > nccl::kMaxNvlsArity) {
         return fail([&] {
-          return "the " + (cluster ? cluster->gpu.name + " " : std::string()) +
-                 "NVLink domain has no in-network reduction (NVLS)";
+          return "in-network " + op() +
+                 " (NVLS) takes at most 32 ranks per NVLink domain, this communicator " +
+                 std::to_string(path.scale_up.ranks);
         });
+      }
+      if (up && !nvls) {
+        return fail([&] { return "the " + gpu() + "NVLink domain has no in-network reduction (NVLS)"; });
+      }
+      if (up && path.scale_up.ranks <= 2) {
+        return fail([] { return std::string("NVLS needs more than 2 GPUs in the NVLink domain (NCCL)"); });
       }
       if (out && path.scale_out.reduction_bandwidth.value <= 0.0) {
         return fail([&] {
           if (is_torus(path.kind))
             return "a " + std::string(to_string(path.kind)) + " has no switches to reduce in";
-          return "switch " + (cluster ? "'" + cluster->switch_spec.name + "' " : std::string()) +
-                 "has no in-network reduction (SHARP)";
+          if (cluster && cluster->switch_spec.in_network_reduction != InNetworkReduction::kSharp)
+            return "switch '" + cluster->switch_spec.name + "' has no in-network reduction (SHARP)";
+          return std::string(
+              "in-network reduction across nodes (SHARP, NCCL's CollNet) is off; turn it on "
+              "with scale_out.in_network: sharp or --in-network sharp");
         });
       }
       if (!up && !out) {
@@ -328,6 +597,24 @@ inline bool walk_applicability(Collective c, Algorithm a, const LinkPath& path, 
       }
       return true;
     }
+    case Algorithm::kNvlsTree:
+      if (c != Collective::kAllReduce) {
+        return fail([] { return std::string("nvls-tree implements only allreduce"); });
+      }
+      if (!out) {
+        return fail([] {
+          return std::string(
+              "nvls-tree runs across NVLink domains; this communicator stays inside one "
+              "(use in-network)");
+        });
+      }
+      if (!up || path.scale_up.ranks <= 2 || !nvls) {
+        return fail([&] {
+          if (!nvls) return "the " + gpu() + "NVLink domain has no in-network reduction (NVLS)";
+          return std::string("nvls-tree needs more than 2 ranks per NVLink domain (NCCL's NVLS)");
+        });
+      }
+      return true;
     case Algorithm::kTorusBucket:
       if (!is_torus(path.kind)) {
         return fail([&] {
@@ -353,47 +640,198 @@ inline bool applicable_inline(Collective c, Algorithm a, const LinkPath& path) {
   return walk_applicability(c, a, path, nullptr, [](auto&&) { return false; });
 }
 
+std::string protocol_reason(Algorithm a, Protocol p) {
+  if (a == Algorithm::kDirect)
+    return "direct (NCCL's point-to-point) runs ll or simple, not " + std::string(to_string(p));
+  return std::string(to_string(a)) + " runs the simple protocol only (NCCL), not " +
+         std::string(to_string(p));
+}
+
+bool protocol_applicable(Algorithm a, Protocol p) {
+  return p == Protocol::kAuto || a == Algorithm::kAuto || runs_protocol(a, static_cast<int>(p));
+}
+
+// Auto with a pinned protocol needs one of its candidates to run that protocol here.
+bool auto_runs(Collective c, const LinkPath& path, Protocol p) {
+  if (p == Protocol::kAuto) return true;
+  return std::any_of(kAutoCandidates.begin(), kAutoCandidates.end(), [&](Algorithm a) {
+    return runs_protocol(a, static_cast<int>(p)) && applicable_inline(c, a, path);
+  });
+}
+
+constexpr std::size_t entry_index(Collective c, Algorithm a, int proto) {
+  return (static_cast<std::size_t>(c) * CollectiveTable::kAlgorithms + static_cast<std::size_t>(a)) *
+             CollectiveTable::kProtocols +
+         static_cast<std::size_t>(proto);
+}
+
+// The entry of (c, a, proto) on `m`, or one that does not run.
+Entry entry_of(Collective c, Algorithm a, int proto, const LinkPath& path, const Model& m) {
+  if (!runs_protocol(a, proto) || !applicable_inline(c, a, path)) return {};
+  return evaluate(c, a, proto, m);
+}
+
+[[noreturn]] void not_applicable(Collective c, Algorithm a, Protocol p) {
+  throw Error("algorithm '" + std::string(to_string(a)) + "'" +
+              (p == Protocol::kAuto ? std::string() : " with protocol '" + std::string(to_string(p)) + "'") +
+              " does not implement " + std::string(to_string(c)) + " on this communicator");
+}
+
+void check_size(Bytes n) {
+  if (!(n.value >= 0.0) || !std::isfinite(n.value)) throw Error("message size must be a finite size >= 0");
+}
+
+CommCost single_rank(Algorithm a, Protocol p) {
+  return CommCost{Seconds(0.0), Seconds(0.0), Seconds(0.0), a == Algorithm::kAuto ? Algorithm::kRing : a,
+                  p == Protocol::kAuto ? Protocol::kSimple : p};
+}
+
+// The protocols to try: the one asked for, or all three.
+struct ProtocolRange {
+  int first = kLL;
+  int last = kSimple;
+};
+ProtocolRange protocols(Protocol p) {
+  if (p == Protocol::kAuto) return {};
+  return {static_cast<int>(p), static_cast<int>(p)};
+}
+
 }  // namespace
 
-std::string why_not_applicable(Collective c, Algorithm a, const LinkPath& path, const ClusterSpec& cluster) {
+std::string why_not_applicable(Collective c, Algorithm a, const LinkPath& path, const ClusterSpec& cluster,
+                               Protocol p) {
   std::string reason;
   walk_applicability(c, a, path, &cluster, [&](auto&& describe) {
     reason = describe();
     return false;
   });
+  if (reason.empty() && !protocol_applicable(a, p)) reason = protocol_reason(a, p);
+  if (reason.empty() && a == Algorithm::kAuto && !auto_runs(c, path, p)) {
+    reason = "no algorithm runs " + std::string(to_string(c)) + " with protocol " +
+             std::string(to_string(p)) + " here";
+  }
   return reason;
 }
 
-bool applicable(Collective c, Algorithm a, const LinkPath& path) {
-  return applicable_inline(c, a, path);
+bool applicable(Collective c, Algorithm a, const LinkPath& path, Protocol p) {
+  if (a == Algorithm::kAuto) return auto_runs(c, path, p);
+  return protocol_applicable(a, p) && applicable_inline(c, a, path);
 }
 
-CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& path) {
-  if (!(n.value >= 0.0) || !std::isfinite(n.value)) throw Error("message size must be a finite size >= 0");
-  if (path.ranks <= 1)
-    return CommCost{Seconds(0.0), Seconds(0.0), Seconds(0.0), a == Algorithm::kAuto ? Algorithm::kRing : a};
-  const Shape s = shape_of(path);
-  if (a != Algorithm::kAuto) {
-    if (!applicable(c, a, path)) {
-      throw Error("algorithm '" + std::string(to_string(a)) + "' does not implement " +
-                  std::string(to_string(c)) + " on this communicator");
-    }
-    return make_cost(evaluate(c, a, path, s, n.value), a);
-  }
-  // NCCL's tuner: the applicable algorithm with the smallest predicted time (enqueue.cc topoGetAlgoInfo).
+CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& path, Protocol p) {
+  check_size(n);
+  if (path.ranks <= 1) return single_rank(a, p);
+  if (!applicable(c, a, path, p)) not_applicable(c, a, p);
+  const Model m = model_of(path);
+  const ProtocolRange range = protocols(p);
   CommCost best{Seconds(std::numeric_limits<double>::infinity()), Seconds(0.0), Seconds(0.0),
-                Algorithm::kRing};
-  for (Algorithm candidate : kAutoCandidates) {
-    if (!applicable_inline(c, candidate, path)) continue;
-    const CommCost cost = make_cost(evaluate(c, candidate, path, s, n.value), candidate);
-    if (cost.time < best.time) best = cost;
+                Algorithm::kRing, Protocol::kSimple};
+  bool found = false;
+  const auto consider = [&](Algorithm candidate) {
+    for (int proto = range.first; proto <= range.last; ++proto) {
+      const Entry e = entry_of(c, candidate, proto, path, m);
+      if (!e.runs()) continue;
+      const CommCost cost = cost_of(e, candidate, proto, n.value);
+      if (!found || cost.time < best.time) best = cost;
+      found = true;
+    }
+  };
+  if (a != Algorithm::kAuto) {
+    consider(a);
+  } else {
+    // NCCL's tuner: the applicable (algorithm, protocol) with the smallest predicted time.
+    for (Algorithm candidate : kAutoCandidates) consider(candidate);
   }
+  if (!found) not_applicable(c, a, p);
   return best;
 }
 
 CommCost collective_cost(Collective c, Algorithm a, Bytes n, int ranks, int stride,
-                         const ClusterSpec& cluster) {
-  return collective_cost(c, a, n, link_path(cluster, Communicator{ranks, stride, 1}));
+                         const ClusterSpec& cluster, Protocol p) {
+  return collective_cost(c, a, n, link_path(cluster, Communicator{ranks, stride, 1}), p);
+}
+
+CollectivePath collective_path(const LinkPath& path) {
+  CollectivePath prepared{path, {}};
+  CollectiveTable& table = prepared.table;
+  if (path.ranks <= 1) return prepared;
+  const Model m = model_of(path);
+  for (int ci = 0; ci < kCollectiveCount; ++ci) {
+    const auto c = static_cast<Collective>(ci);
+    for (int ai = 0; ai < CollectiveTable::kAlgorithms; ++ai) {
+      const auto a = static_cast<Algorithm>(ai);
+      for (int proto = kLL; proto <= kSimple; ++proto)
+        table.entries[entry_index(c, a, proto)] = entry_of(c, a, proto, path, m);
+    }
+    // Auto's candidates: every pair that runs, less those another pair beats at every size (its slowest
+    // case, with the plateau and the smallest size correction, no slower than this one's fastest).
+    std::array<std::size_t, CollectiveTable::kMaxCandidates * 2> runs{};
+    int count = 0;
+    for (Algorithm a : kAutoCandidates) {
+      for (int proto = kLL; proto <= kSimple; ++proto) {
+        const std::size_t index = entry_index(c, a, proto);
+        if (table.entries[index].runs() && count < static_cast<int>(runs.size()))
+          runs[static_cast<std::size_t>(count++)] = index;
+      }
+    }
+    int kept = 0;
+    for (int i = 0; i < count; ++i) {
+      const Entry& x = table.entries[runs[static_cast<std::size_t>(i)]];
+      bool dominated = false;
+      for (int j = 0; j < count && !dominated; ++j) {
+        if (j == i) continue;
+        const std::size_t yi = runs[static_cast<std::size_t>(j)];
+        const Entry& y = table.entries[yi];
+        const double y_latency = y.plateau_bytes > 0.0 ? y.latency * y.plateau_factor : y.latency;
+        const double y_slowest =
+            y.correction > 0 ? nccl::kTreeCorrectionMin[yi % CollectiveTable::kProtocols] : 1.0;
+        const double y_spb = y.seconds_per_byte / y_slowest;
+        const bool no_worse = y_latency <= x.latency && y_spb <= x.seconds_per_byte;
+        const bool better = y_latency < x.latency || y_spb < x.seconds_per_byte || j < i;
+        dominated = no_worse && better;
+      }
+      if (!dominated && kept < CollectiveTable::kMaxCandidates) {
+        table.candidates[static_cast<std::size_t>(ci)][static_cast<std::size_t>(kept++)] =
+            static_cast<std::uint8_t>(runs[static_cast<std::size_t>(i)]);
+      }
+    }
+    table.candidate_count[static_cast<std::size_t>(ci)] = static_cast<std::uint8_t>(kept);
+  }
+  return prepared;
+}
+
+CommCost collective_cost(Collective c, Algorithm a, Bytes n, const CollectivePath& path, Protocol p) {
+  check_size(n);
+  if (path.ranks <= 1) return single_rank(a, p);
+  const CollectiveTable& table = path.table;
+  // The fastest entry first, from plain numbers; its CommCost once.
+  std::size_t best = table.entries.size();
+  double best_time = std::numeric_limits<double>::infinity();
+  const auto consider = [&](std::size_t index) {
+    const Entry& e = table.entries[index];
+    if (!e.runs()) return;
+    const Terms t = terms_of(e, static_cast<int>(index % CollectiveTable::kProtocols), n.value);
+    const double time = t.latency + t.bandwidth;
+    if (best == table.entries.size() || time < best_time) {
+      best = index;
+      best_time = time;
+    }
+  };
+  if (a == Algorithm::kAuto && p == Protocol::kAuto) {
+    const auto ci = static_cast<std::size_t>(c);
+    for (int k = 0; k < table.candidate_count[ci]; ++k)
+      consider(table.candidates[ci][static_cast<std::size_t>(k)]);
+  } else if (a == Algorithm::kAuto) {
+    for (Algorithm candidate : kAutoCandidates) consider(entry_index(c, candidate, static_cast<int>(p)));
+  } else {
+    const ProtocolRange range = protocols(p);
+    for (int proto = range.first; proto <= range.last; ++proto) consider(entry_index(c, a, proto));
+  }
+  if (best == table.entries.size()) not_applicable(c, a, p);
+  const auto proto = static_cast<int>(best % CollectiveTable::kProtocols);
+  const auto algorithm =
+      static_cast<Algorithm>(best / CollectiveTable::kProtocols % CollectiveTable::kAlgorithms);
+  return cost_of(table.entries[best], algorithm, proto, n.value);
 }
 
 std::optional<Bytes> crossover_size(Collective c, Algorithm small, Algorithm large, const LinkPath& path,
@@ -404,7 +842,7 @@ std::optional<Bytes> crossover_size(Collective c, Algorithm small, Algorithm lar
   double below = std::max(lo.value, 1.0);
   double above = hi.value;
   if (large_wins(below) || !large_wins(above)) return std::nullopt;
-  // Both times are affine in n, so they cross at most once: bisect on a log scale.
+  // Bisect on a log scale (the first crossing from below when the times cross more than once).
   while (above / below > 1.01) {
     const double mid = std::sqrt(below * above);
     (large_wins(mid) ? above : below) = mid;

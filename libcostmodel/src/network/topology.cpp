@@ -147,7 +147,7 @@ NvSwitchDomain size_scale_up(const ClusterSpec& cluster) {
   domain.line_rate = scale_up.bandwidth;
   domain.bandwidth = scale_up.bandwidth * scale_up.efficiency;
   if (scale_up.in_network_reduction) {
-    domain.reduction_bandwidth = scale_up.bandwidth * scale_up.in_network_efficiency;
+    domain.reduction_bandwidth = domain.bandwidth * scale_up.in_network_efficiency;
   }
   domain.latency = scale_up.latency;
   return domain;
@@ -325,7 +325,10 @@ Topology build_topology(const ClusterSpec& cluster) {
   topo.nic_bandwidth = topo.nic_line_rate * cluster.link.efficiency;
   topo.link_latency = cluster.link.latency;
   topo.switch_latency = switched ? cluster.switch_spec.latency : Seconds(0.0);
-  topo.sharp = switched && cluster.switch_spec.in_network_reduction == InNetworkReduction::kSharp;
+  topo.sharp = switched && cluster.switch_spec.in_network_reduction == InNetworkReduction::kSharp &&
+               cluster.in_network == InNetworkReduction::kSharp;
+  topo.host_link = cluster.gpu.host_link;
+  topo.architecture = cluster.gpu.architecture;
 
   switch (cluster.topology) {
     case TopologyKind::kFatTree:
@@ -397,6 +400,7 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
   }
   LinkPath path;
   path.kind = topo.kind;
+  path.architecture = topo.architecture;
   path.ranks = comm.ranks;
   path.ranks_per_node = ranks_per_block(comm, topo.gpus_per_node);
   path.nodes = ceil_div(comm.ranks, path.ranks_per_node);
@@ -424,8 +428,14 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
   // NCCL's rings leave through the NIC nearest each GPU (PXN only re-routes between rails).
   const double own_nics = std::ceil(static_cast<double>(topo.nics_per_node) / topo.gpus_per_node);
   const double nic_share = std::min(static_cast<double>(topo.nics_per_node) / sharers, own_nics);
-  const BytesPerSecond rank_bandwidth = topo.nic_bandwidth * nic_share;
-  const BytesPerSecond rank_line = topo.nic_line_rate * nic_share;
+  // Whatever its NIC share, a GPU reaches its NICs through its own PCIe link (NCCL's GPU-to-NIC path
+  // bandwidth is the smallest link on it, src/graph/topo.cc / paths.cc).
+  const auto host_capped = [&](BytesPerSecond b) {
+    return topo.host_link.value > 0.0 ? std::min(b, topo.host_link) : b;
+  };
+  const BytesPerSecond rank_bandwidth = host_capped(topo.nic_bandwidth * nic_share);
+  const BytesPerSecond rank_line = host_capped(topo.nic_line_rate * nic_share);
+  path.nic_path_bandwidth = host_capped(topo.nic_bandwidth);
 
   if (const auto* torus = std::get_if<Torus>(&topo.fabric)) {
     // Ranks fill dimension 0 first; rings and buckets talk to neighbours only (Chan et al. 2007 §3).

@@ -28,6 +28,8 @@ std::vector<ColumnOf<GpuSpec>> gpu_fields() {
   std::vector<ColumnOf<GpuSpec>> fields = {
       {"name", "name", "", 1, [](const GpuSpec& g) { return Json(g.name); }},
       {"vendor", "vendor", "", 1, [](const GpuSpec& g) { return Json(g.vendor); }},
+      {"architecture", "arch", "", 1,
+       [](const GpuSpec& g) { return Json(std::string(to_string(g.architecture))); }},
   };
   for (int d = 0; d < kDtypeCount; ++d) {
     const auto dtype = static_cast<Dtype>(d);
@@ -41,6 +43,8 @@ std::vector<ColumnOf<GpuSpec>> gpu_fields() {
       {"hbm_bytes", "HBM", "GiB", kGibi, [](const GpuSpec& g) { return Json(g.hbm.value); }},
       {"hbm_bandwidth_Bps", "HBM bw", "GB/s", kGiga,
        [](const GpuSpec& g) { return Json(g.hbm_bandwidth.value); }},
+      {"host_link_Bps", "PCIe", "GB/s", kGiga,
+       [](const GpuSpec& g) { return positive_or_null(g.host_link.value); }},
       {"scale_up_bandwidth_Bps", "scale-up bw", "GB/s", kGiga,
        [](const GpuSpec& g) { return Json(g.scale_up.bandwidth.value); }},
       {"scale_up_domain", "domain", "GPUs", 1, [](const GpuSpec& g) { return Json(g.scale_up.domain); }},

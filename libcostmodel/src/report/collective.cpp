@@ -30,6 +30,8 @@ std::vector<ColumnOf<CollectivePoint>> point_fields() {
        [](const CollectivePoint& p) { return Json(p.busbw.value / kGiga); }},
       {"algorithm", "algorithm", "", 1,
        [](const CollectivePoint& p) { return Json(std::string(to_string(p.cost.algorithm))); }},
+      {"protocol", "protocol", "", 1,
+       [](const CollectivePoint& p) { return Json(std::string(to_string(p.cost.protocol))); }},
       {"latency_us", "latency term", "us", 1,
        [](const CollectivePoint& p) { return Json(p.cost.latency_term.value / kMicro); }},
       {"bandwidth_us", "bandwidth term", "us", 1,
@@ -57,9 +59,13 @@ std::string describe_path(const LinkPath& path) {
 Table collective_table(const CollectiveSweep& sweep, const ClusterSpec& cluster) {
   const std::string op(to_string(sweep.collective));
   Table table = make_table(point_fields(), sweep.points);
-  table.title = op + " (" + std::string(to_string(sweep.algorithm)) + ") on " + std::to_string(cluster.gpus) +
-                " x " + cluster.gpu.name + ", " + std::string(to_string(cluster.topology)) + " of " +
-                cluster.link.name + ": " + describe_path(sweep.path);
+  const std::string asked =
+      sweep.protocol == Protocol::kAuto
+          ? std::string(to_string(sweep.algorithm))
+          : std::string(to_string(sweep.algorithm)) + ", " + std::string(to_string(sweep.protocol));
+  table.title = op + " (" + asked + ") on " + std::to_string(cluster.gpus) + " x " + cluster.gpu.name + ", " +
+                std::string(to_string(cluster.topology)) + " of " + cluster.link.name + ": " +
+                describe_path(sweep.path);
   if (sweep.ring_tree_crossover) {
     table.notes.push_back(op + " ring/tree crossover: tree is faster below " +
                           format_quantity(sweep.ring_tree_crossover->value, Dimension::kBytes) +
@@ -80,6 +86,7 @@ Json collective_json(const CollectiveSweep& sweep, const ClusterSpec& cluster) {
   Json document = Json::object();
   document.set("op", std::string(to_string(sweep.collective)));
   document.set("algo", std::string(to_string(sweep.algorithm)));
+  document.set("proto", std::string(to_string(sweep.protocol)));
   document.set("ranks", sweep.ranks);
   document.set("stride", sweep.stride);
   document.set("nodes", sweep.path.nodes);

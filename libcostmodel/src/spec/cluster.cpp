@@ -95,6 +95,15 @@ std::vector<std::string> validate(const ClusterSpec& c) {
     reasons.push_back("switch radix must be at least 2");
   }
   if (!(c.gpu.hbm.value > 0.0)) reasons.push_back("gpu hbm must be positive");
+  const bool switched = c.topology != TopologyKind::kTorus2D && c.topology != TopologyKind::kTorus3D;
+  if (c.in_network == InNetworkReduction::kNvls) {
+    reasons.push_back("scale_out.in_network must be sharp or none (NVLS is the scale-up switch's)");
+  } else if (c.in_network == InNetworkReduction::kSharp && switched &&
+             c.switch_spec.in_network_reduction != InNetworkReduction::kSharp) {
+    reasons.push_back(
+        "scale_out.in_network: sharp needs a switch that reduces in-network; switch '" + c.switch_spec.name +
+        "' has in_network_reduction: " + std::string(to_string(c.switch_spec.in_network_reduction)));
+  }
   return reasons;
 }
 

@@ -9,7 +9,9 @@ namespace {
 constexpr std::array<std::string_view, kCollectiveCount> kCollectiveNames{
     "allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv"};
 constexpr std::array<std::string_view, kAlgorithmCount> kAlgorithmNames{
-    "ring", "tree", "halving-doubling", "hierarchical", "direct", "in-network", "torus-bucket", "auto"};
+    "ring",       "tree",      "halving-doubling", "hierarchical", "direct",
+    "in-network", "nvls-tree", "torus-bucket",     "auto"};
+constexpr std::array<std::string_view, kProtocolCount> kProtocolNames{"ll", "ll128", "simple", "auto"};
 
 }  // namespace
 
@@ -31,6 +33,17 @@ std::string_view to_string(Algorithm algorithm) {
 std::optional<Algorithm> parse_algorithm(std::string_view name) {
   for (int i = 0; i < kAlgorithmCount; ++i) {
     if (kAlgorithmNames[i] == name) return static_cast<Algorithm>(i);
+  }
+  return std::nullopt;
+}
+
+std::string_view to_string(Protocol protocol) {
+  return kProtocolNames[static_cast<int>(protocol)];
+}
+
+std::optional<Protocol> parse_protocol(std::string_view name) {
+  for (int i = 0; i < kProtocolCount; ++i) {
+    if (kProtocolNames[i] == name) return static_cast<Protocol>(i);
   }
   return std::nullopt;
 }

@@ -27,6 +27,28 @@ std::optional<Dtype> parse_dtype(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view to_string(GpuArchitecture architecture) {
+  switch (architecture) {
+    case GpuArchitecture::kVolta:
+      return "volta";
+    case GpuArchitecture::kAmpere:
+      return "ampere";
+    case GpuArchitecture::kHopper:
+      return "hopper";
+    case GpuArchitecture::kBlackwell:
+      return "blackwell";
+  }
+  return "hopper";
+}
+
+std::optional<GpuArchitecture> parse_gpu_architecture(std::string_view name) {
+  for (int i = 0; i < kGpuArchitectureCount; ++i) {
+    const auto architecture = static_cast<GpuArchitecture>(i);
+    if (to_string(architecture) == name) return architecture;
+  }
+  return std::nullopt;
+}
+
 std::string_view to_string(Transport transport) {
   return transport == Transport::kRdma ? "rdma" : "tcp";
 }

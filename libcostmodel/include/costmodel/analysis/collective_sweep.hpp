@@ -25,6 +25,7 @@ struct CollectivePoint {
 struct CollectiveSweep {
   Collective collective = Collective::kAllReduce;
   Algorithm algorithm = Algorithm::kAuto;  ///< as asked for (each point says what Auto chose)
+  Protocol protocol = Protocol::kAuto;     ///< as asked for (each point says what Auto chose)
   int ranks = 0;
   int stride = 1;
   LinkPath path;  ///< what the communicator sees
@@ -39,10 +40,12 @@ struct CollectiveSweep {
 /// Throws Error (kInput) for min < 1 B, min > max, f <= 1 or more than `max_sizes` sizes.
 [[nodiscard]] std::vector<Bytes> message_sizes(Bytes min, Bytes max, double factor, int max_sizes = 10000);
 
-/// `collective` with `algorithm` at each size on `ranks` GPUs `stride` apart on `cluster`. Throws Error
-/// (kInput) when the communicator does not fit the cluster or the algorithm does not apply (with why).
+/// `collective` with `algorithm` and `protocol` at each size on `ranks` GPUs `stride` apart on `cluster`.
+/// Throws Error (kInput) when the communicator does not fit the cluster or the algorithm or protocol does not
+/// apply (with why; field "algorithm").
 [[nodiscard]] CollectiveSweep sweep_collective(const ClusterSpec& cluster, Collective collective,
                                                Algorithm algorithm, int ranks, int stride,
-                                               const std::vector<Bytes>& sizes);
+                                               const std::vector<Bytes>& sizes,
+                                               Protocol protocol = Protocol::kAuto);
 
 }  // namespace costmodel

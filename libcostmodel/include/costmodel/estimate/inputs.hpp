@@ -24,15 +24,16 @@ struct EstimateOptions {
   bool flash_attention = true;
 };
 
-/// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only), computed once per
-/// split so that every inner knob (micro-batch, recompute, ZeRO, ...) is evaluated from plain numbers.
+/// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only) with their collectives'
+/// size-independent costs, computed once per split so that every inner knob (micro-batch, recompute, ZeRO,
+/// ...) is evaluated from plain numbers.
 struct SplitPaths {
-  LinkPath tp;         ///< tp ranks, stride 1
-  LinkPath cp;         ///< cp ranks, stride tp
-  LinkPath ep;         ///< ep ranks, stride tp·cp
-  LinkPath pp;         ///< neighbouring stages: 2 ranks, stride tp·cp·dp
-  LinkPath dp;         ///< the gradient group: dp·cp ranks (CP ranks hold the same weights), stride tp
-  LinkPath expert_dp;  ///< MoE experts' gradient group: dp·cp/ep ranks, stride tp·ep
+  CollectivePath tp;         ///< tp ranks, stride 1
+  CollectivePath cp;         ///< cp ranks, stride tp
+  CollectivePath ep;         ///< ep ranks, stride tp·cp
+  CollectivePath pp;         ///< neighbouring stages: 2 ranks, stride tp·cp·dp
+  CollectivePath dp;         ///< the gradient group: dp·cp ranks (CP ranks hold the same weights), stride tp
+  CollectivePath expert_dp;  ///< MoE experts' gradient group: dp·cp/ep ranks, stride tp·ep
 };
 
 /// Per-model numbers prepared once (Estimator's constructor): sizes as doubles, parameter counts of

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Closed-form alpha-beta cost of every collective LLM training issues, per algorithm, on a LinkPath.
+// The cost of every collective LLM training issues, per algorithm and protocol, on a LinkPath: NCCL's own
+// model (src/tuning/*.cc) of a latency and a bandwidth per (algorithm, protocol), with the bandwidth each
+// communicator sees on its fabric.
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,12 +17,13 @@
 
 namespace costmodel {
 
-/// Time of one collective under the alpha-beta model: latency_term + bandwidth_term.
+/// Time of one collective: latency_term + bandwidth_term.
 struct CommCost {
   Seconds time;                            ///< latency_term + bandwidth_term, s
-  Seconds latency_term;                    ///< steps x per-step latency (alpha), s
-  Seconds bandwidth_term;                  ///< bytes on the slowest link / its bandwidth (n x beta), s
-  Algorithm algorithm = Algorithm::kRing;  // the one chosen when Auto was asked for
+  Seconds latency_term;                    ///< the (algorithm, protocol)'s latency, s
+  Seconds bandwidth_term;                  ///< n / its algorithm bandwidth, s
+  Algorithm algorithm = Algorithm::kRing;  ///< the one chosen when Auto was asked for
+  Protocol protocol = Protocol::kSimple;   ///< the one chosen when Auto was asked for
 };
 
 /// Message size `n` follows nccl-tests: the whole buffer (AllGather: the gathered output, ReduceScatter:
@@ -32,27 +37,73 @@ struct CommCost {
 /// busbw = algbw x bus_factor (nccl-tests), B/s.
 [[nodiscard]] BytesPerSecond busbw(Collective collective, Bytes n, int ranks, Seconds time);
 
-/// Whether `algorithm` implements `collective` on `path` (e.g. in-network needs NVLS/SHARP on every level
-/// the communicator uses; torus-bucket needs a torus). Auto is always applicable.
-[[nodiscard]] bool applicable(Collective collective, Algorithm algorithm, const LinkPath& path);
-/// Why `algorithm` does not implement `collective` on `path` of `cluster` (the rule applicable() found
-/// broken, in words naming the GPU or switch at fault), or "" when it does.
+/// Whether `algorithm` implements `collective` on `path` with `protocol` (Auto: with at least one). As NCCL:
+/// tree runs AllReduce only, Broadcast and Reduce run on rings; in-network needs NVLS inside an NVLink
+/// domain of more than 2 GPUs and, across domains, SHARP switches the cluster has switched on
+/// (`scale_out.in_network: sharp`); nvls-tree needs NVLS and more than one domain; NVLS, NVLSTree and
+/// CollNet run Simple only, point-to-point LL or Simple; torus-bucket needs a torus.
+[[nodiscard]] bool applicable(Collective collective, Algorithm algorithm, const LinkPath& path,
+                              Protocol protocol = Protocol::kAuto);
+/// Why `algorithm` (with `protocol`) does not implement `collective` on `path` of `cluster` (the rule
+/// applicable() found broken, in words naming the GPU, switch or setting at fault), or "" when it does.
 [[nodiscard]] std::string why_not_applicable(Collective collective, Algorithm algorithm, const LinkPath& path,
-                                             const ClusterSpec& cluster);
+                                             const ClusterSpec& cluster, Protocol protocol = Protocol::kAuto);
 
-/// The cost of `collective` on `n` bytes over `path`. Auto keeps the fastest applicable algorithm among
-/// those NCCL implements (ring, tree, in-network, direct; torus-bucket on a torus), as NCCL's tuner does:
-/// small messages go to trees, large ones to rings or in-network reduction. Allocates nothing. Throws Error
-/// (kInput) if `algorithm` is not applicable, or n is negative.
+/// The cost of `collective` on `n` bytes over `path` with `algorithm` and `protocol`. Auto keeps the fastest
+/// applicable choice among those NCCL makes (ring, tree, in-network, nvls-tree, direct for all-to-all and
+/// send/recv; torus-bucket on a torus) and over LL, LL128 and Simple, as NCCL's tuner does
+/// (src/tuning/tuning.cc ncclTuningSelectBestTuning). Allocates nothing. Throws Error (kInput) if the pair is
+/// not applicable, or n is negative.
 [[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n,
-                                       const LinkPath& path);
+                                       const LinkPath& path, Protocol protocol = Protocol::kAuto);
 
 /// Convenience: the path of `ranks` GPUs with `stride` (one group, no concurrent groups) on `cluster`.
 [[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n, int ranks,
-                                       int stride, const ClusterSpec& cluster);
+                                       int stride, const ClusterSpec& cluster,
+                                       Protocol protocol = Protocol::kAuto);
+
+/// What one communicator's collectives cost apart from the message size, as NCCL tabulates it once per
+/// communicator (src/tuning/cost_model.cc ncclTuningCostModelInit): per (collective, algorithm, protocol) a
+/// latency and seconds per byte, and the Auto candidates that can ever win. A cost is then a few
+/// multiply-adds.
+struct CollectiveTable {
+  static constexpr int kAlgorithms = kAlgorithmCount - 1;  ///< every algorithm but Auto
+  static constexpr int kProtocols = kProtocolCount - 1;    ///< LL, LL128, Simple
+  static constexpr int kMaxCandidates = 12;                ///< Auto's choices kept per collective
+
+  /// One (collective, algorithm, protocol): time(n) = latency x (n >= plateau_bytes ? plateau_factor : 1)
+  /// + n x seconds_per_byte / correction(n).
+  struct Entry {
+    double latency = -1.0;  ///< s; negative: the pair does not run on this communicator
+    double seconds_per_byte = 0.0;
+    double plateau_bytes = 0.0;   ///< NCCL's ring plateau: from this size on (0: never)
+    double plateau_factor = 1.0;  ///< the latency's factor from plateau_bytes on
+    std::uint8_t correction = 0;  ///< size-dependent bandwidth (NCCL treeCorrectionFactor): entries, 0 none
+    [[nodiscard]] bool runs() const { return latency >= 0.0; }
+  };
+
+  std::array<Entry, static_cast<std::size_t>(kCollectiveCount* kAlgorithms* kProtocols)> entries{};
+  /// Per collective: indices into `entries` Auto compares, in NCCL's tie order, dominated ones left out.
+  std::array<std::array<std::uint8_t, kMaxCandidates>, kCollectiveCount> candidates{};
+  std::array<std::uint8_t, kCollectiveCount> candidate_count{};
+};
+
+/// A communicator's path with its collectives' size-independent costs prepared (collective_path()).
+struct CollectivePath : LinkPath {
+  CollectiveTable table;
+};
+
+/// `path` with its table. Allocates nothing.
+[[nodiscard]] CollectivePath collective_path(const LinkPath& path);
+
+/// collective_cost() from the prepared table: the same numbers, without recomputing the size-independent
+/// part. Allocates nothing. Throws Error (kInput) as collective_cost() on a LinkPath.
+[[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n,
+                                       const CollectivePath& path, Protocol protocol = Protocol::kAuto);
 
 /// The smallest message size in [lo, hi] from which `large` is no slower than `small` (to within 1%
-/// of the size), or nullopt if `large` is slower across the whole range or faster across it all.
+/// of the size), both with the fastest protocol, or nullopt if `large` is slower across the whole range or
+/// faster across it all.
 [[nodiscard]] std::optional<Bytes> crossover_size(Collective collective, Algorithm small, Algorithm large,
                                                   const LinkPath& path, Bytes lo = Bytes(1.0),
                                                   Bytes hi = Bytes(1099511627776.0));

@@ -39,7 +39,7 @@ struct NvSwitchDomain {
   int nodes = 1;                       ///< nodes one domain spans
   BytesPerSecond line_rate;            ///< per GPU, per direction
   BytesPerSecond bandwidth;            ///< line_rate x ScaleUpSpec::efficiency
-  BytesPerSecond reduction_bandwidth;  ///< NVLS: line_rate x in_network_efficiency; 0 without NVLS
+  BytesPerSecond reduction_bandwidth;  ///< NVLS: bandwidth x NCCL's NVLS efficiency; 0 without NVLS
   Seconds latency;                     ///< one step through the NVSwitch
 };
 
@@ -108,7 +108,9 @@ struct Topology {
   BytesPerSecond nic_bandwidth;  ///< nic_line_rate x LinkSpec::efficiency
   Seconds link_latency;
   Seconds switch_latency;
-  bool sharp = false;  ///< switches reduce in-network (SHARP)
+  bool sharp = false;  ///< switches reduce in-network (SHARP) and the cluster has it on (in_network: sharp)
+  BytesPerSecond host_link;  ///< one GPU's PCIe link per direction (GpuSpec::host_link); 0: no limit
+  GpuArchitecture architecture = GpuArchitecture::kHopper;  ///< the GPUs' generation
 };
 
 /// Sizes the cluster's scale-up domain and scale-out fabric. Throws Error (kInput) when the cluster
@@ -151,6 +153,10 @@ struct LinkPath {
   /// Rail-only: traffic between different rails of different nodes relays through the scale-up domain
   /// first, which all-to-all pays for (Wang et al. 2023 §4).
   bool cross_rail_via_scale_up = false;
+  /// One GPU-to-NIC path, per direction: min(NIC, the GPU's host link), the per-channel speed NCCL's graph
+  /// search starts from (src/graph/search.cc ncclTopoCompute, maxBw); 0 when the path stays in one domain.
+  BytesPerSecond nic_path_bandwidth;
+  GpuArchitecture architecture = GpuArchitecture::kHopper;  ///< selects NCCL's per-generation constants
 };
 
 /// The path `comm` sees on `topology`. Throws Error (kInput) if ranks or stride < 1, or the last rank

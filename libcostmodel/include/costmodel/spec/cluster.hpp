@@ -35,6 +35,10 @@ struct ClusterSpec {
   SwitchSpec switch_spec;                          ///< the scale-out switch model
   double oversubscription = 1.0;  ///< downlink : uplink bandwidth at the leaf (1 = non-blocking)
   std::vector<int> torus_dims;    ///< torus sizes per dimension; empty = chosen from the GPU count
+  /// Whether the scale-out switches' in-network reduction is in use (`scale_out.in_network: sharp`): the
+  /// switch says whether it can (SwitchSpec::in_network_reduction), the cluster whether it is on. NCCL keeps
+  /// CollNet/SHARP off unless NCCL_COLLNET_ENABLE=1 (src/tuning/nvls.cc, collnet.cc), so kNone by default.
+  InNetworkReduction in_network = InNetworkReduction::kNone;
 
   /// Number of nodes (servers), rounded up.
   [[nodiscard]] int nodes() const { return (gpus + gpus_per_node - 1) / gpus_per_node; }

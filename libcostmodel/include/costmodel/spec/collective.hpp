@@ -20,18 +20,30 @@ enum class Algorithm {
   kHierarchical,
   kDirect,
   kInNetwork,
+  kNvlsTree,  ///< NVLS inside each NVLink domain, a tree across domains (NCCL's NVLSTree)
   kTorusBucket,
   kAuto,
 };
-inline constexpr int kAlgorithmCount = 8;
+inline constexpr int kAlgorithmCount = 9;
+
+/// How NCCL moves each chunk (src/device/prims_*.h): LL (8-byte flag+data stores, lowest latency, half the
+/// bandwidth), LL128 (120 of every 128 bytes carry data), Simple (large chunks, full bandwidth, the highest
+/// latency); kAuto lets collective_cost() pick the fastest per message size, as NCCL's tuner does.
+enum class Protocol { kLL, kLL128, kSimple, kAuto };
+inline constexpr int kProtocolCount = 4;
 
 /// "allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv".
 [[nodiscard]] std::string_view to_string(Collective collective);
 /// The collective named `name` (as to_string spells it), or nullopt.
 [[nodiscard]] std::optional<Collective> parse_collective(std::string_view name);
-/// "ring", "tree", "halving-doubling", "hierarchical", "direct", "in-network", "torus-bucket", "auto".
+/// "ring", "tree", "halving-doubling", "hierarchical", "direct", "in-network", "nvls-tree", "torus-bucket",
+/// "auto".
 [[nodiscard]] std::string_view to_string(Algorithm algorithm);
 /// The algorithm named `name` (as to_string spells it), or nullopt.
 [[nodiscard]] std::optional<Algorithm> parse_algorithm(std::string_view name);
+/// "ll", "ll128", "simple", "auto".
+[[nodiscard]] std::string_view to_string(Protocol protocol);
+/// The protocol named `name` (as to_string spells it), or nullopt.
+[[nodiscard]] std::optional<Protocol> parse_protocol(std::string_view name);
 
 }  // namespace costmodel

@@ -25,6 +25,15 @@ inline constexpr int kDtypeCount = 5;  ///< values of Dtype
   return dtype == Dtype::kFp8 ? 1.0 : (dtype == Dtype::kBf16 || dtype == Dtype::kFp16) ? 2.0 : 4.0;
 }
 
+/// A GPU's generation, as NCCL indexes its per-generation tuning constants (src/tuning/tuning_general.cc
+/// ncclTuningGetCompCapIndex: compute capability < 8.0 Volta, 8.x Ampere, 9.x Hopper, >= 10.0 Blackwell).
+enum class GpuArchitecture { kVolta, kAmpere, kHopper, kBlackwell };
+inline constexpr int kGpuArchitectureCount = 4;  ///< values of GpuArchitecture
+/// "volta", "ampere", "hopper", "blackwell".
+[[nodiscard]] std::string_view to_string(GpuArchitecture architecture);
+/// The architecture named `name`, or nullopt.
+[[nodiscard]] std::optional<GpuArchitecture> parse_gpu_architecture(std::string_view name);
+
 /// The NVLink / NVSwitch (or UALink) domain a GPU sits in.
 struct ScaleUpSpec {
   BytesPerSecond bandwidth;           ///< per GPU, per direction
@@ -32,8 +41,9 @@ struct ScaleUpSpec {
   Seconds latency;                    ///< per hop through the scale-up switch
   bool in_network_reduction = false;  ///< NVLS / NVLink SHARP available
   double efficiency = 1.0;            ///< achievable fraction of `bandwidth` for large collectives
-  /// NVLS: achievable fraction of `bandwidth` while the switch reduces (AllReduce busbw = 2(p-1)/p x
-  /// bandwidth x in_network_efficiency); unused without in_network_reduction.
+  /// NVLS: NCCL's NVLS efficiency (src/tuning/nvls.cc nvlsEfficiency: Hopper 0.85, Blackwell 0.74), the
+  /// fraction of each NVLS channel's NVLink bandwidth the switch's reduction achieves; unused without
+  /// in_network_reduction.
   double in_network_efficiency = 1.0;
 };
 
@@ -60,17 +70,21 @@ struct NodeSpec {
 
 /// One GPU model of the catalog.
 struct GpuSpec {
-  std::string name;                                      ///< catalog name, e.g. "h100-sxm"
-  std::string vendor;                                    ///< "nvidia", "amd", ...
-  std::array<FlopsPerSecond, kDtypeCount> peak_flops{};  ///< dense peak per Dtype; 0 where unsupported
-  Bytes hbm;                                             ///< HBM capacity, B
-  BytesPerSecond hbm_bandwidth;                          ///< HBM bandwidth, B/s
-  NodeSpec node;                                         ///< its typical server and scale-out fabric
-  ScaleUpSpec scale_up;                                  ///< its NVLink / NVSwitch domain
-  Watts tdp;                                             ///< board power, W
-  Usd price;                                             ///< purchase price per GPU, USD
-  bool price_estimate = true;                            ///< price is an estimate, not a list price
-  UsdPerSecond rental_price;  ///< renting one GPU, all-in (catalogs write it per hour: `hourly_price`)
+  std::string name;                                         ///< catalog name, e.g. "h100-sxm"
+  std::string vendor;                                       ///< "nvidia", "amd", ...
+  std::array<FlopsPerSecond, kDtypeCount> peak_flops{};     ///< dense peak per Dtype; 0 where unsupported
+  Bytes hbm;                                                ///< HBM capacity, B
+  BytesPerSecond hbm_bandwidth;                             ///< HBM bandwidth, B/s
+  NodeSpec node;                                            ///< its typical server and scale-out fabric
+  GpuArchitecture architecture = GpuArchitecture::kHopper;  ///< NCCL's per-generation constants
+  ScaleUpSpec scale_up;                                     ///< its NVLink / NVSwitch domain
+  /// The GPU's host link (PCIe) per direction: the most one GPU can move to and from its NICs, whatever their
+  /// number (NCCL's GPU-to-NIC path bandwidth, src/graph/topo.cc); 0 when unknown (no limit).
+  BytesPerSecond host_link;
+  Watts tdp;                   ///< board power, W
+  Usd price;                   ///< purchase price per GPU, USD
+  bool price_estimate = true;  ///< price is an estimate, not a list price
+  UsdPerSecond rental_price;   ///< renting one GPU, all-in (catalogs write it per hour: `hourly_price`)
   GpuEfficiency efficiency;
   Bytes memory_reserve;  ///< HBM not available to the model: CUDA context, NCCL buffers, fragmentation
   std::string source;    ///< where the numbers come from

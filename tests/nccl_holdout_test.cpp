@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+// The collective model against nccl-tests measurements it was never fitted on (tests/fixtures/
+// nccl-holdout.yaml, each with its source): the error per measurement, then per size class over those held
+// to the targets of costmodel issue 12 (large messages >= 256 MiB: busbw within 12% median, 25% max; mid-size
+// 1-128 MiB: busbw within 20% median, 35% max; small messages < 1 MiB: time within 25% median).
+// COSTMODEL_PRINT_HOLDOUT=1 prints the table.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "costmodel/io/catalog.hpp"
+#include "costmodel/network/collective.hpp"
+#include "io/entries.hpp"
+#include "io/yaml_reader.hpp"
+
+using namespace costmodel;
+
+namespace {
+
+constexpr double kMiB = 1048576.0;
+
+enum class SizeClass { kSmall, kMid, kLarge };
+
+const char* name_of(SizeClass c) {
+  return c == SizeClass::kSmall ? "small (time)" : c == SizeClass::kMid ? "mid (busbw)" : "large (busbw)";
+}
+
+struct Point {
+  std::string id;
+  bool held = true;  // not excluded
+  double bytes = 0;
+  SizeClass size_class = SizeClass::kLarge;
+  double measured = 0;  // us for small, GB/s otherwise
+  double model = 0;
+  std::string choice;  // algorithm/protocol the model ran
+
+  [[nodiscard]] double error() const { return (model - measured) / measured; }
+};
+
+SizeClass classify(double bytes) {
+  if (bytes < kMiB) return SizeClass::kSmall;
+  return bytes <= 128 * kMiB ? SizeClass::kMid : SizeClass::kLarge;
+}
+
+std::vector<Point> evaluate_fixture() {
+  const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
+  const yaml::Document document = yaml::parse_file(COSTMODEL_TEST_FIXTURES "/nccl-holdout.yaml");
+  yaml::Map root(document.file, document.root, "");
+  const YAML::Node list = root.required("measurements");
+  root.finish();
+  std::vector<Point> points;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    yaml::Map m(document.file, list[i], "measurements[" + std::to_string(i) + "]");
+    const std::string id = m.string("id");
+    (void)m.string("source");
+    const bool held = !m.optional_string("excluded").has_value();
+    yaml::Map cluster_map = m.map("cluster");
+    const ClusterSpec cluster = yaml::read_cluster(cluster_map, catalog);
+    const Collective op = *parse_collective(m.choice("op", {"allreduce", "alltoall", "allgather"}));
+    const Algorithm algorithm = *parse_algorithm(m.optional_string("algorithm").value_or("auto"));
+    const int ranks = cluster.gpus;
+    const auto add = [&](const std::string& key, bool as_time) {
+      if (!m.has(key)) return;
+      const YAML::Node values = m.required(key);
+      for (auto it = values.begin(); it != values.end(); ++it) {
+        Point p;
+        p.id = id;
+        p.held = held;
+        p.bytes = parse_bytes(it->first.as<std::string>()).value;
+        p.size_class = classify(p.bytes);
+        const double value = it->second.as<double>();
+        const CommCost cost = collective_cost(op, algorithm, Bytes(p.bytes), ranks, 1, cluster);
+        p.choice = std::string(to_string(cost.algorithm)) + "/" + std::string(to_string(cost.protocol));
+        const double model_busbw = busbw(op, Bytes(p.bytes), ranks, cost.time).value / 1e9;
+        if (p.size_class == SizeClass::kSmall) {
+          // Time, us; a busbw is turned into time (nccl-tests: busbw = size / time x factor).
+          p.measured = as_time ? value : p.bytes * bus_factor(op, ranks) / (value * 1e9) * 1e6;
+          p.model = cost.time.value * 1e6;
+        } else {
+          REQUIRE_FALSE(as_time);  // the fixture gives times only below 1 MiB
+          p.measured = value;
+          p.model = model_busbw;
+        }
+        points.push_back(p);
+      }
+    };
+    add("busbw_GBps", false);
+    add("time_us", true);
+    m.finish();
+  }
+  return points;
+}
+
+struct Stats {
+  int count = 0;
+  double median = 0;
+  double max = 0;
+};
+
+Stats stats_of(const std::vector<Point>& points, SizeClass c) {
+  std::vector<double> errors;
+  for (const Point& p : points) {
+    if (p.held && p.size_class == c) errors.push_back(std::fabs(p.error()));
+  }
+  Stats s;
+  s.count = static_cast<int>(errors.size());
+  if (errors.empty()) return s;
+  std::sort(errors.begin(), errors.end());
+  const std::size_t n = errors.size();
+  s.median = n % 2 == 1 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+  s.max = errors.back();
+  return s;
+}
+
+std::string size_text(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 3 && std::fmod(bytes, 1024.0) == 0.0) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g%s", bytes, units[u]);
+  return buffer;
+}
+
+}  // namespace
+
+TEST_CASE("held-out nccl-tests measurements (tests/fixtures/nccl-holdout.yaml)") {
+  const std::vector<Point> points = evaluate_fixture();
+  REQUIRE(points.size() > 100);
+  if (std::getenv("COSTMODEL_PRINT_HOLDOUT") != nullptr) {
+    std::printf("| measurement | size | class | measured | model | error (%%) | model's choice | held |\n");
+    std::printf("| --- | ---: | --- | ---: | ---: | ---: | --- | --- |\n");
+    for (const Point& p : points) {
+      std::printf("| %s | %s | %s | %.4g | %.4g | %+.1f | %s | %s |\n", p.id.c_str(),
+                  size_text(p.bytes).c_str(), name_of(p.size_class), p.measured, p.model, 100 * p.error(),
+                  p.choice.c_str(), p.held ? "yes" : "no");
+    }
+    for (SizeClass c : {SizeClass::kSmall, SizeClass::kMid, SizeClass::kLarge}) {
+      const Stats s = stats_of(points, c);
+      std::printf("%s: %d held, |error| median %.1f%%, max %.1f%%\n", name_of(c), s.count, 100 * s.median,
+                  100 * s.max);
+    }
+  }
+  for (const Point& p : points) {
+    CAPTURE(p.id);
+    CAPTURE(p.bytes);
+    CHECK(std::isfinite(p.model));
+    CHECK(p.model > 0);
+  }
+  const Stats large = stats_of(points, SizeClass::kLarge);
+  const Stats mid = stats_of(points, SizeClass::kMid);
+  const Stats small = stats_of(points, SizeClass::kSmall);
+  CHECK(large.count >= 20);
+  CHECK(mid.count >= 20);
+  CHECK(small.count >= 20);
+  // Met: large messages within 12% median, small-message time within 25% median.
+  CHECK(large.median <= 0.12);
+  CHECK(small.median <= 0.25);
+  // Not met (WARN prints the shortfall, the CHECKs guard what the model does reach). Large max: one GB200
+  // NVL72 rack (CoreWeave) reaches 586 GB/s at 512 MiB and 839 only from 4 GiB, ~560 us above NCCL's NVLS
+  // latency (25 us): +38% at 512 MiB. Mid-size: the Azure ND A100 v4 ring (NCCL 2.18.5) approaches its
+  // 231 GB/s far slower than NCCL's ring model (no size correction): +21 to +50% at 1-128 MiB; the same
+  // VM's small messages take 42-45 us against NCCL's 15 us.
+  WARN(large.max <= 0.25);
+  WARN(mid.median <= 0.20);
+  WARN(mid.max <= 0.35);
+  CHECK(large.max <= 0.40);
+  CHECK(mid.median <= 0.22);
+  CHECK(mid.max <= 0.55);
+}
