@@ -24,6 +24,9 @@ void add_cluster_options(po::options_description& options) {
       ("switch", po::value<std::string>()->value_name("NAME"), "switch catalog name, e.g. qm9700")  //
       ("oversubscription", po::value<std::string>()->value_name("R"),
        "leaf downlink:uplink bandwidth ratio (1 = non-blocking)")  //
+      ("routing", po::value<std::string>()->value_name("MODE"),
+       "dragonfly-plus routing between groups: adaptive (default; detours through another group when the "
+       "direct links are busy) or minimal (direct links only)")  //
       ("strict", "treat implausible values (unit slips, missing prices) as errors");
 }
 
@@ -38,6 +41,15 @@ ClusterArgs read_cluster_args(const po::variables_map& values, const Context& co
   args.options.nics_per_node = positive_int(values, "nics-per-node", context);
   args.options.switch_name = string_option(values, "switch");
   args.options.oversubscription = positive_number(values, "oversubscription", context);
+  if (const auto routing = string_option(values, "routing")) {
+    if (!parse_routing(*routing)) {
+      const std::vector<std::string> known{"minimal", "adaptive"};
+      const std::string hint = did_you_mean(*routing, known);
+      throw usage_error(context, "--routing", "unknown routing '" + *routing + "'",
+                        hint.empty() ? "expected minimal or adaptive" : hint);
+    }
+    args.options.routing = *routing;
+  }
   if (const auto topology = string_option(values, "topology")) {
     if (!parse_topology_kind(*topology)) {
       std::vector<std::string> known;

@@ -87,6 +87,9 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
     c.switch_spec = catalog.default_switch_for(c.link);
   }
   c.oversubscription = out.optional_number("oversubscription", 1.0, 1024.0).value_or(1.0);
+  if (const auto routing = out.optional_choice("routing", {"minimal", "adaptive"})) {
+    c.routing = *parse_routing(*routing);
+  }
   if (out.has("torus_dims")) {
     const YAML::Node dims = out.optional("torus_dims");
     if (!dims.IsSequence() || dims.size() < 2 || dims.size() > 3) {
@@ -201,6 +204,11 @@ ClusterSpec apply_cluster_options(ClusterSpec c, const ClusterOptions& o, const 
   }
   if (o.switch_name) c.switch_spec = catalog.switch_spec(*o.switch_name);
   if (o.oversubscription) c.oversubscription = *o.oversubscription;
+  if (o.routing) {
+    const auto routing = parse_routing(*o.routing);
+    if (!routing) throw Error("unknown routing '" + *o.routing + "'; expected minimal or adaptive");
+    c.routing = *routing;
+  }
   const auto reasons = validate(c);
   if (!reasons.empty()) throw Error(reasons.front());
   return c;

@@ -42,6 +42,16 @@ std::optional<TopologyKind> parse_topology_kind(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view to_string(Routing routing) {
+  return routing == Routing::kMinimal ? "minimal" : "adaptive";
+}
+
+std::optional<Routing> parse_routing(std::string_view name) {
+  if (name == "minimal") return Routing::kMinimal;
+  if (name == "adaptive") return Routing::kAdaptive;
+  return std::nullopt;
+}
+
 ScaleUpSpec ClusterSpec::scale_up_fabric() const {
   if (scale_up) return *scale_up;
   ScaleUpSpec fabric = gpu.scale_up;
@@ -94,6 +104,13 @@ std::vector<std::string> validate(const ClusterSpec& c) {
       c.topology != TopologyKind::kTorus3D) {
     reasons.push_back("switch radix must be at least 2");
   }
+  for (const PortMode& mode : c.switch_spec.breakouts) {
+    if (mode.radix < 2 || !(mode.port_bandwidth.value > 0.0)) {
+      reasons.push_back("switch breakouts need at least 2 ports of a positive bandwidth");
+      break;
+    }
+  }
+  if (c.switch_spec.cages < 0) reasons.push_back("switch cages must not be negative");
   if (!(c.gpu.hbm.value > 0.0)) reasons.push_back("gpu hbm must be positive");
   return reasons;
 }

@@ -42,6 +42,7 @@ struct ClusterOptions {
   std::optional<std::string> topology;
   std::optional<std::string> switch_name;
   std::optional<double> oversubscription;
+  std::optional<std::string> routing;  ///< "minimal" or "adaptive" (Dragonfly+)
 };
 
 /// 1,024 GPUs of catalog entry `gpu` in its typical nodes (data/gpus.yaml `node:`: GPUs per node, link, NICs,

@@ -21,6 +21,14 @@ inline constexpr int kTopologyKindCount = 6;  ///< values of TopologyKind
 /// The kind named `name` (as to_string spells it), or nullopt.
 [[nodiscard]] std::optional<TopologyKind> parse_topology_kind(std::string_view name);
 
+/// How a Dragonfly+ routes between groups: only over the direct global links (minimal), or also through an
+/// intermediate group when the direct links are busy (adaptive: UGAL/Valiant, Kim et al. 2008 §4).
+enum class Routing { kMinimal, kAdaptive };
+/// "minimal", "adaptive".
+[[nodiscard]] std::string_view to_string(Routing routing);
+/// The routing named `name`, or nullopt.
+[[nodiscard]] std::optional<Routing> parse_routing(std::string_view name);
+
 /// One training cluster: every field SI; catalog entries are copied in, so the spec stands alone.
 struct ClusterSpec {
   GpuSpec gpu;            ///< the GPU model (a catalog entry or one built in code)
@@ -35,6 +43,9 @@ struct ClusterSpec {
   SwitchSpec switch_spec;                          ///< the scale-out switch model
   double oversubscription = 1.0;  ///< downlink : uplink bandwidth at the leaf (1 = non-blocking)
   std::vector<int> torus_dims;    ///< torus sizes per dimension; empty = chosen from the GPU count
+  /// Dragonfly+ inter-group routing; adaptive by default, as InfiniBand Dragonfly+ runs it (Shpiner et al.
+  /// 2017). Other fabrics route over equal-cost paths only and ignore it.
+  Routing routing = Routing::kAdaptive;
 
   /// Number of nodes (servers), rounded up.
   [[nodiscard]] int nodes() const { return (gpus + gpus_per_node - 1) / gpus_per_node; }
