@@ -210,6 +210,26 @@ TEST_CASE("dragonfly+ inventory at three sizes (Shpiner et al. 2017)") {
   }
 }
 
+TEST_CASE(
+    "dragonfly+ all-to-all: more groups reach more direct links, so per-rank bandwidth is not monotone") {
+  // 64 groups of 128 nodes, 1,024 global ports per group, lpp = 1,024/63 = 16.25 links to each other group;
+  // every group runs the same exchange. Adaptive: direct + (1,024 - direct)/2 links for the traffic that
+  // leaves a group. 2 groups: (16.25 + 1,024)/2 = 520 links for 1,024 x 128/255 = 514 ports' worth: full.
+  // 32 groups: direct 31 x 16.25 = 503.9, (503.9 + 1,024)/2 = 763.9 links for 1,024 x 3,968/4,095 = 992.2:
+  // 0.770. 64 groups: every link direct, 1,024 for 1,008.2: full. Minimal: the direct links only,
+  // 503.9/992.2.
+  ClusterSpec c = dgx_h100(65536, TopologyKind::kDragonflyPlus);
+  const double lpp = 1024.0 / 63.0;
+  const auto all_to_all = [&](int ranks) {
+    return link_path(build_topology(c), Communicator{ranks, 1, 1}).scale_out.all_to_all_bandwidth.value;
+  };
+  CHECK(all_to_all(2048) == doctest::Approx(47e9));
+  CHECK(all_to_all(32768) == doctest::Approx(47e9 * (31 * lpp + 1024.0) / 2.0 / (1024.0 * 3968.0 / 4095.0)));
+  CHECK(all_to_all(65536) == doctest::Approx(47e9));
+  c.routing = Routing::kMinimal;
+  CHECK(all_to_all(32768) == doctest::Approx(47e9 * 31 * lpp / (1024.0 * 3968.0 / 4095.0)));
+}
+
 TEST_CASE("torus inventory at three sizes: no switches, diameter Σ⌊k/2⌋") {
   SUBCASE("2D 4x4, one accelerator per node with 4 ports") {
     // 16 nodes x 4 ports / 2 = 32 links; diameter 2 + 2; bisection 2 x 16/4 bundles of 1 port.

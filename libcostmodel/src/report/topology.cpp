@@ -46,7 +46,10 @@ std::vector<ColumnOf<FabricOption>> topology_fields() {
       {"gpus", "GPUs", "", 1, built([](const Topology& t) { return t.gpus; })},
       {"nodes", "nodes", "", 1, built([](const Topology& t) { return t.nodes; })},
       {"tiers", "tiers", "", 1, built([](const Topology& t) { return t.inventory.tiers; })},
-      {"switch_radix", "radix", "", 1, built([](const Topology& t) { return t.switch_radix; })},
+      {"switch_radix", "radix", "", 1,
+       [](const FabricOption& r) {
+         return r.topology && r.topology->switch_radix > 0 ? Json(r.topology->switch_radix) : Json();
+       }},
       {"tier_names", "tier names", "", 1,
        [](const FabricOption& r) { return r.topology ? tier_names(r.topology->inventory) : Json(); }, 4,
        Audience::kMachines},
