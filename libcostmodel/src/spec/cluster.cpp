@@ -25,8 +25,8 @@ std::string_view describe(TopologyKind kind) {
       return "one switch network per rail and none between rails; cross-rail traffic goes over NVLink "
              "(Wang et al. 2023)";
     case TopologyKind::kDragonflyPlus:
-      return "groups of leaf/spine switches with all-to-all global links between groups (Shpiner et al. "
-             "2017)";
+      return "groups of leaf/spine switches with all-to-all global links between groups, routed adaptive "
+             "(default) or minimal (Shpiner et al. 2017)";
     case TopologyKind::kTorus2D:
       return "switchless 2D torus: each node linked to its 4 neighbours with wraparound";
     case TopologyKind::kTorus3D:
