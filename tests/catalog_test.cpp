@@ -89,6 +89,56 @@ TEST_CASE("a link's default switch runs at its speed") {
   CHECK(catalog().default_switch_for(catalog().link("eth-1.6t")).name == "tomahawk6");
 }
 
+TEST_CASE("switch catalog: native ports, breakouts and cages as the datasheets state them") {
+  // Tomahawk 5: 51.2 Tb/s as 64 x 800G, 128 x 400G or 256 x 200G in 64 OSFP cages; QM9700: 32 twin-port OSFP
+  // cages of 2 x 400G NDR (128 x 200G NDR200 split); Q3400: 72 twin-port cages of 2 x 800G XDR.
+  const SwitchSpec& th5 = catalog().switch_spec("tomahawk5");
+  CHECK(th5.radix == 64);
+  REQUIRE(th5.breakouts.size() == 2);
+  CHECK(th5.breakouts[0].radix == 128);
+  CHECK(th5.breakouts[0].port_bandwidth.value == doctest::Approx(50e9));
+  CHECK(th5.cages == 64);
+  const SwitchSpec& qm9700 = catalog().switch_spec("qm9700");
+  CHECK(qm9700.cages == 32);
+  CHECK(qm9700.breakouts.at(0).radix == 128);
+  CHECK(catalog().switch_spec("q3400").cages == 72);
+  // Every breakout keeps the switch's capacity (radix x port rate) and spreads over its cages.
+  for (const SwitchSpec& s : catalog().switches) {
+    CAPTURE(s.name);
+    for (const PortMode& mode : s.breakouts) {
+      CHECK(mode.radix * mode.port_bandwidth.value == doctest::Approx(s.radix * s.port_bandwidth.value));
+      if (s.cages > 0) CHECK(mode.radix % s.cages == 0);
+    }
+  }
+}
+
+TEST_CASE("cluster files: routing, and an inline switch restating its ports drops the entry's breakouts") {
+  const ClusterSpec c = load_cluster_text(R"(gpu: h100-sxm
+gpus: 4096
+scale_out:
+  topology: dragonfly-plus
+  link: roce-400g
+  routing: minimal
+  switch: {name: tomahawk5, radix: 32, port_bandwidth: 1600Gbps}
+)",
+                                          "routing.yaml", catalog());
+  CHECK(c.routing == Routing::kMinimal);
+  CHECK(c.switch_spec.radix == 32);
+  CHECK(c.switch_spec.breakouts.empty());
+  CHECK(c.switch_spec.cages == 0);
+  const ClusterSpec d = load_cluster_text(R"(gpu: h100-sxm
+gpus: 64
+scale_out: {link: roce-400g, switch: {name: tomahawk5, price: $30000}}
+)",
+                                          "price.yaml", catalog());
+  CHECK(d.routing == Routing::kAdaptive);  // the default
+  CHECK(d.switch_spec.breakouts.size() == 2);
+  CHECK(d.switch_spec.price.value == doctest::Approx(30000));
+  ClusterOptions o;
+  o.routing = "minimal";
+  CHECK(apply_cluster_options(default_cluster(catalog()), o, catalog()).routing == Routing::kMinimal);
+}
+
 TEST_CASE("cluster files: catalog names, inline entries and overrides") {
   const ClusterSpec c = load_cluster_text(R"(gpu: h100-sxm
 gpus: 1024

@@ -42,6 +42,8 @@ TEST_CASE("bad command-line values exit 2 with one exact line") {
        "costmodel plan: error: unknown link 'ib-ndr-40'; did you mean 'ib-ndr-400g'?"},
       {{"topology", "--oversubscription", "0"},
        "costmodel topology: error: --oversubscription: expected a positive number, got '0'"},
+      {{"topology", "--routing", "minimall"},
+       "costmodel topology: error: --routing: unknown routing 'minimall'; did you mean 'minimal'?"},
       {{"catalog", "gpu"}, "costmodel catalog: error: unknown catalog 'gpu'; did you mean 'gpus'?"},
       {{"plann"}, "costmodel: error: unknown command 'plann'; did you mean 'plan'?"},
       {{"estimate", "--tp", "8", "--pp", "8", "--dp", "3"},

@@ -269,6 +269,36 @@ TEST_CASE("topology: the 64-unit rail-optimized DGX SuperPOD uses 512 + 512 + 25
   CHECK(number(member(document, "diameter_hops")) > 0);
   CHECK(number(member(document, "bisection_Bps")) > 0.0);
   CHECK(member(document, "note").is_null());
+  // 64 x 400G NDR in 32 twin-port OSFP cages: 16,384 NIC modules + (16,384 + 2 x 32,768) / 2 switch modules.
+  CHECK(number(member(document, "switch_radix")) == 64);
+  CHECK(number(member(document, "optical_transceivers")) == 98304);
+  CHECK(number(member(document, "optical_modules")) == 16384 + 40960);
+}
+
+TEST_CASE("topology: 4,096 GPUs at 400G on a 51.2T Tomahawk 5 run it as 128 x 400G: 2 tiers, 96 switches") {
+  // 4,096 NIC ports / 64 down per leaf = 64 leaves <= 128 ports: 2 tiers; 64 x 64 / 128 = 32 spines.
+  const CliResult r = run_cli({"topology", "--gpu", "h100-sxm", "--gpus", "4096", "--link", "roce-400g",
+                               "--switch", "tomahawk5", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Json document = parse_json(r.out);
+  CHECK(number(member(document, "switch_radix")) == 128);
+  CHECK(number(member(document, "tiers")) == 2);
+  CHECK(number(member(document, "switches")) == 96);
+}
+
+TEST_CASE("collective --routing: a 2-group all-to-all on a minimal-routed Dragonfly+ is slower") {
+  // 4,096 H100, 4 groups of 1,024 NDR ports: minimal routing keeps the exchange between 2 groups on their
+  // 341 direct global links for 514 ports' worth of traffic; adaptive detours the rest (topology_test).
+  const auto time = [](const char* routing) {
+    const CliResult r = run_cli({"collective", "--op", "alltoall", "--gpu", "h100-sxm", "--gpus", "4096",
+                                 "--topology", "dragonfly-plus", "--routing", routing, "--ranks", "2048",
+                                 "--min-bytes", "1GiB", "--max-bytes", "1GiB", "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return number(member(member(parse_json(r.out), "rows").as_array().at(0), "time_us"));
+  };
+  CHECK(time("minimal") > 1.3 * time("adaptive"));
 }
 
 TEST_CASE("topology: the default table shows the inventory") {

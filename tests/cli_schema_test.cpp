@@ -115,10 +115,9 @@ TEST_CASE("collective: nccl-tests' columns") {
 
 TEST_CASE("topology: inventory of one fabric and of all") {
   const std::string row =
-      "{topology,gpus,nodes,tiers,tier_names,switches_per_tier,switches_by_tier,switches,host_links,switch_"
-      "links,"
-      "global_links,direct_links,optical_transceivers,nics,cables,scale_up_domains,capex_usd,power_w,"
-      "diameter_hops,bisection_Bps,note}\n";
+      "{topology,gpus,nodes,tiers,switch_radix,tier_names,switches_per_tier,switches_by_tier,switches,host_"
+      "links,switch_links,global_links,direct_links,optical_transceivers,optical_modules,nics,cables,scale_"
+      "up_domains,capex_usd,power_w,diameter_hops,bisection_Bps,note}\n";
   const std::string keys = row.substr(1, row.size() - 3);
   CHECK(json_shape({"topology", "--gpus", "1024", "--format", "json"}) == "{" + keys + ",schema_version}\n");
   CHECK(json_shape({"topology", "--gpus", "1024", "--topology", "all", "--format", "json"}) ==
@@ -141,8 +140,8 @@ TEST_CASE("catalog: every catalog's fields") {
       "name,line_rate_Bps,efficiency,effective_bandwidth_Bps,latency_s,transport,gpudirect,media,"
       "transceiver_power_w,transceiver_price_usd,nic_power_w,nic_price_usd,price_estimate,source";
   const std::string switches =
-      "name,vendor,radix,port_bandwidth_Bps,latency_s,power_w,price_usd,price_estimate,in_network_reduction,"
-      "source";
+      "name,vendor,radix,port_bandwidth_Bps,breakout_radix,breakout_port_bandwidth_Bps,cages,latency_s,"
+      "power_w,price_usd,price_estimate,in_network_reduction,source";
   const std::string models =
       "name,layers,hidden,heads,kv_heads,ffn_hidden,ffn,vocab,seq_len,tied_embeddings,bias,norm,position,"
       "moe_experts,moe_top_k,moe_every,moe_expert_ffn_hidden,moe_shared_experts,parameters_total,"

@@ -65,6 +65,13 @@ inline LinkSpec ndr() {
   return link;
 }
 
+inline LinkSpec xdr() {
+  LinkSpec link = ndr();
+  link.name = "ib-xdr-800g";
+  link.line_rate = BytesPerSecond(100e9);  // 800 Gb/s
+  return link;
+}
+
 inline SwitchSpec qm8700() {
   SwitchSpec sw;
   sw.name = "qm8700";
@@ -82,10 +89,39 @@ inline SwitchSpec qm9700() {
   sw.name = "qm9700";
   sw.radix = 64;
   sw.port_bandwidth = BytesPerSecond(50e9);
+  sw.cages = 32;  // twin-port OSFP
   sw.latency = Seconds(130e-9);
   sw.power = Watts(750);
   sw.price = Usd(30000);
   sw.in_network_reduction = InNetworkReduction::kSharp;
+  return sw;
+}
+
+// NVIDIA Quantum-X800 Q3400: 144 x 800G XDR in 72 twin-port OSFP cages.
+inline SwitchSpec q3400() {
+  SwitchSpec sw;
+  sw.name = "q3400";
+  sw.radix = 144;
+  sw.port_bandwidth = BytesPerSecond(100e9);
+  sw.cages = 72;
+  sw.latency = Seconds(200e-9);
+  sw.power = Watts(3000);
+  sw.price = Usd(120000);
+  sw.in_network_reduction = InNetworkReduction::kSharp;
+  return sw;
+}
+
+// Broadcom Tomahawk 5 (51.2 Tb/s): 64 x 800G in 64 OSFP cages, or 128 x 400G, or 256 x 200G.
+inline SwitchSpec tomahawk5() {
+  SwitchSpec sw;
+  sw.name = "tomahawk5";
+  sw.radix = 64;
+  sw.port_bandwidth = BytesPerSecond(100e9);
+  sw.breakouts = {{128, BytesPerSecond(50e9)}, {256, BytesPerSecond(25e9)}};
+  sw.cages = 64;
+  sw.latency = Seconds(600e-9);
+  sw.power = Watts(1000);
+  sw.price = Usd(40000);
   return sw;
 }
 

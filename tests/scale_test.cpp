@@ -10,6 +10,7 @@
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
+#include "costmodel/network/collective.hpp"
 #include "costmodel/network/topology.hpp"
 #include "costmodel/search/planner.hpp"
 
@@ -111,6 +112,7 @@ TEST_CASE("seeded random configurations: finite, non-negative, monotone in bandw
     ClusterSpec faster = c;
     faster.link.line_rate = faster.link.line_rate * 2.0;
     faster.switch_spec.port_bandwidth = faster.switch_spec.port_bandwidth * 2.0;
+    for (PortMode& mode : faster.switch_spec.breakouts) mode.port_bandwidth = mode.port_bandwidth * 2.0;
     CHECK(Estimator(m, faster).evaluate(s).step_time.value <= a.step_time.value * (1 + 1e-9));
     ClusterSpec faster_up = c;
     faster_up.scale_up = c.scale_up_fabric();
@@ -126,21 +128,124 @@ TEST_CASE("seeded random configurations: finite, non-negative, monotone in bandw
   CHECK(evaluated > 500);
 }
 
-TEST_CASE("more GPUs at fixed per-GPU work never means fewer switches") {
-  for (const TopologyKind kind : {TopologyKind::kFatTree, TopologyKind::kRailOptimized,
-                                  TopologyKind::kRailOnly, TopologyKind::kDragonflyPlus}) {
-    int previous = 0;
-    for (int gpus = 8; gpus <= 65536; gpus *= 2) {
-      ClusterOptions o;
-      o.gpus = gpus;
-      o.link = "ib-ndr-400g";
-      ClusterSpec c = apply_cluster_options(default_cluster(catalog()), o, catalog());
-      c.topology = kind;
-      const Topology t = build_topology(c);
-      CAPTURE(to_string(kind));
-      CAPTURE(gpus);
-      CHECK(t.inventory.switches >= previous);
-      previous = t.inventory.switches;
+TEST_CASE("more GPUs at fixed per-GPU work never means fewer switches, modules or a smaller radix") {
+  // Links on switches that run them natively and through a breakout (400G on Tomahawk 5's 128 x 400G, 100G
+  // EDR on the QM8700's 80 x 100G), at 1:1 and 2:1, with spines that must divide a leaf's uplinks.
+  const std::pair<const char*, const char*> fabrics[] = {{"ib-ndr-400g", "qm9700"},
+                                                         {"roce-400g", "tomahawk5"},
+                                                         {"ib-xdr-800g", "q3400"},
+                                                         {"ib-edr-100g", "qm8700"}};
+  for (const auto& [link, switch_name] : fabrics) {
+    for (const double oversubscription : {1.0, 2.0}) {
+      for (const TopologyKind kind : {TopologyKind::kFatTree, TopologyKind::kRailOptimized,
+                                      TopologyKind::kRailOnly, TopologyKind::kDragonflyPlus}) {
+        int previous = 0;
+        int previous_modules = 0;
+        for (int gpus = 8; gpus <= 131072; gpus = gpus * 3 / 2 / 8 * 8 + 8) {
+          ClusterOptions o;
+          o.gpus = gpus;
+          o.link = link;
+          o.switch_name = switch_name;
+          o.oversubscription = oversubscription;
+          ClusterSpec c = apply_cluster_options(default_cluster(catalog()), o, catalog());
+          c.topology = kind;
+          Topology t;
+          try {
+            t = build_topology(c);
+          } catch (const Error&) {
+            break;  // beyond what three tiers (or a dragonfly+) of this radix hold: so is every larger size
+          }
+          CAPTURE(link);
+          CAPTURE(oversubscription);
+          CAPTURE(to_string(kind));
+          CAPTURE(gpus);
+          CHECK(t.inventory.switches >= previous);
+          CHECK(t.inventory.optical_modules >= previous_modules);
+          CHECK(t.inventory.optical_modules <= t.inventory.optical_transceivers);
+          previous = t.inventory.switches;
+          previous_modules = t.inventory.optical_modules;
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("more ranks never raise a rank's bandwidth or shorten its path, on every switched fabric") {
+  // Per-rank neighbour and all-to-all bandwidth are non-increasing and hops non-decreasing in the ranks of a
+  // communicator (a ring over more nodes crosses no more than the same few leaf/group links; uniform traffic
+  // sends a growing share out of the leaf). Dragonfly+ all-to-all is the exception physics allows: over
+  // more groups a communicator reaches more direct global links (topology_test pins it).
+  const std::pair<const char*, const char*> fabrics[] = {{"ib-ndr-400g", "qm9700"},
+                                                         {"roce-400g", "tomahawk5"}};
+  for (const auto& [link, switch_name] : fabrics) {
+    for (const double oversubscription : {1.0, 2.0, 4.0}) {
+      for (const TopologyKind kind : {TopologyKind::kFatTree, TopologyKind::kRailOptimized,
+                                      TopologyKind::kRailOnly, TopologyKind::kDragonflyPlus}) {
+        for (const Routing routing : {Routing::kAdaptive, Routing::kMinimal}) {
+          ClusterOptions o;
+          o.gpus = 65536;
+          o.link = link;
+          o.switch_name = switch_name;
+          o.oversubscription = oversubscription;
+          ClusterSpec c = apply_cluster_options(default_cluster(catalog(), "h100-sxm"), o, catalog());
+          c.topology = kind;
+          c.routing = routing;
+          const Topology t = build_topology(c);
+          for (const int stride : {1, 8, 64}) {
+            double neighbour = 1e30;
+            double all_to_all = 1e30;
+            int hops = 0;
+            for (int ranks = 2; static_cast<long long>(ranks - 1) * stride < c.gpus; ranks += ranks / 4 + 1) {
+              const LinkPath p = link_path(t, Communicator{ranks, stride, std::min(stride, 8)});
+              CAPTURE(link);
+              CAPTURE(oversubscription);
+              CAPTURE(to_string(kind));
+              CAPTURE(to_string(routing));
+              CAPTURE(stride);
+              CAPTURE(ranks);
+              if (p.scale_out.ranks < 2) continue;
+              CHECK(p.scale_out.bandwidth.value <= neighbour * (1 + 1e-12));
+              CHECK(p.scale_out.hops >= hops);
+              if (kind != TopologyKind::kDragonflyPlus) {
+                CHECK(p.scale_out.all_to_all_bandwidth.value <= all_to_all * (1 + 1e-12));
+              }
+              neighbour = p.scale_out.bandwidth.value;
+              all_to_all = p.scale_out.all_to_all_bandwidth.value;
+              hops = p.scale_out.hops;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("Dragonfly+: a collective over more ranks never takes less time, under either routing") {
+  // nccl-tests sizes (AllReduce: the buffer; AllGather: the gathered output): a ring's bus volume grows with
+  // p and a rank's bandwidth never rises, so the time never falls, from one leaf to every group of a
+  // 64-group machine (65,536 H100, 64-port NDR switches: 1,024 NIC ports per group).
+  for (const Routing routing : {Routing::kAdaptive, Routing::kMinimal}) {
+    ClusterOptions o;
+    o.gpus = 65536;
+    o.topology = "dragonfly-plus";
+    ClusterSpec c = apply_cluster_options(default_cluster(catalog(), "h100-sxm"), o, catalog());
+    c.routing = routing;
+    const Topology t = build_topology(c);
+    for (const Collective op : {Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter,
+                                Collective::kBroadcast}) {
+      for (const double bytes : {1e6, 1e9}) {
+        double previous = 0.0;
+        for (int ranks = 16; ranks <= c.gpus; ranks *= 2) {
+          const LinkPath p = link_path(t, Communicator{ranks, 1, 1});
+          const double time = collective_cost(op, Algorithm::kAuto, Bytes(bytes), p).time.value;
+          CAPTURE(to_string(routing));
+          CAPTURE(to_string(op));
+          CAPTURE(bytes);
+          CAPTURE(ranks);
+          CHECK(time >= previous * (1 - 1e-9));
+          previous = time;
+        }
+      }
     }
   }
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "costmodel/io/catalog.hpp"
+#include "costmodel/network/topology.hpp"
 
 using namespace costmodel;
 
@@ -195,6 +196,9 @@ TEST_CASE("example 3: fabric choice — switches, optics and what rail-only cost
   // Non-blocking fat-tree of 144-port switches: 2 tiers hold 144^2/2 = 10,368 ports; 32K NICs need 3 tiers,
   // diameter 5 switches. Each rail (4,096 NICs) of rail-only fits 2 tiers: diameter 3, fewer switches.
   CHECK(row(ran, {"fat-tree-1:1", "llama3-70b", "2048"}).diameter == 3);
+  // 2,048 NICs on 72-down leaves: 29 leaves; 29 x 72 / 144 = 14.5 -> at least 15 spines, and the spine count
+  // divides a leaf's 72 uplinks: 18 spines of 4 links each; 47 switches.
+  CHECK(best(ran, {"fat-tree-1:1", "llama3-70b", "2048"}).switches == 29 + 18);
   CHECK(row(ran, {"fat-tree-1:1", "llama3-70b", "32768"}).diameter == 5);
   CHECK(row(ran, {"rail-only", "llama3-70b", "32768"}).diameter == 3);
   CHECK(best(ran, {"rail-only", "llama3-70b", "32768"}).switches <
@@ -287,6 +291,11 @@ TEST_CASE("example 6: optics power — the CPO saving is the per-transceiver del
   for (const auto* r : {&pluggable, &cpo, &dsp800, &lpo}) REQUIRE(!r->best.empty());
   // Same fabric, same count: 32,768 NICs x 3 tiers x 2 ends.
   CHECK(pluggable.transceivers == 196608);
+  // Port ends, not modules: 32,768 NIC modules, and the NDR switches' twin-port OSFPs serve two of the other
+  // 163,840 port ends each: 32,768 + 81,920 = 114,688 modules.
+  const Topology ndr = build_topology(ran.scenario.cases.front().request.cluster);
+  CHECK(ndr.inventory.optical_transceivers == pluggable.transceivers);
+  CHECK(ndr.inventory.optical_modules == 32768 + 163840 / 2);
   CHECK(cpo.transceivers == pluggable.transceivers);
   CHECK(cpo.best.front().switches == pluggable.best.front().switches);
   const double per_end = catalog().link("ib-ndr-400g").transceiver_power.value -

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "costmodel/error.hpp"
+#include "costmodel/network/collective.hpp"
 #include "costmodel/network/topology.hpp"
 
 namespace costmodel {
@@ -54,8 +55,12 @@ TEST_CASE("DGX SuperPOD of 64 scalable units: 512 leaf + 512 spine + 256 core (r
   CHECK(inv.host_links == 16384);
   CHECK(inv.switch_links == 32768);  // 512 x 32 leaf uplinks + the same again spine -> core
   CHECK(inv.nics == 16384);
-  // Optical end to end: 2 x (16,384 + 32,768) = 98,304 transceivers.
+  // Optical end to end: 2 x (16,384 + 32,768) = 98,304 transceivers (port ends). Modules: one per NIC
+  // (16,384) and one twin-port OSFP per 2 switch ports: (16,384 + 2 x 32,768) / 2 = 40,960; 57,344 in all.
   CHECK(inv.optical_transceivers == 98304);
+  CHECK(inv.optical_modules == 57344);
+  CHECK(t.switch_radix == 64);
+  CHECK(t.ports_per_module == 2);
   // 1,280 x $30,000 + 16,384 x $2,200 + 98,304 x $1,000 = $172,748,800.
   CHECK(inv.capex.value == doctest::Approx(172748800.0));
   // 1,280 x 750 W + 16,384 x 25 W + 98,304 x 8.5 W = 2,205,184 W.
@@ -77,9 +82,11 @@ TEST_CASE("fat-tree inventory at three sizes, 40-port HDR switches") {
     CHECK(t.bisection.value == doctest::Approx(16 * 25e9));
   }
   SUBCASE("512 GPUs: 2 tiers") {
-    // 512 ports / 20 down per leaf = 25.6 -> 26 leaves <= 40: 2 tiers; spines = 26 x 20 / 40 = 13.
+    // 512 ports / 20 down per leaf = 25.6 -> 26 leaves <= 40: 2 tiers. 26 x 20 / 40 = 13 spines would take
+    // 20/13 links from each leaf; the spine count must divide a leaf's 20 uplinks: 20 spines of one link
+    // per leaf (26 of 40 ports used); 10 spines of 2 links would need 52 ports.
     const Topology t = build_topology(dgx_a100(512));
-    check_tiers(t.inventory, 26, 13, 0);
+    check_tiers(t.inventory, 26, 20, 0);
     CHECK(t.inventory.switch_links == 520);
     CHECK(t.diameter == 3);
     CHECK(t.bisection.value == doctest::Approx(256 * 25e9));
@@ -95,11 +102,12 @@ TEST_CASE("fat-tree inventory at three sizes, 40-port HDR switches") {
     CHECK(t.diameter == 5);
   }
   SUBCASE("3:1 oversubscription trades spines for bisection") {
-    // 64-port leaves split 48 down / 16 up; 1,024 / 48 -> 22 leaves; spines = ceil(22 x 16 / 64) = 6;
-    // bisection limited by 22 x 16 = 352 uplinks: 176 x 50 GB/s.
+    // 64-port leaves split 48 down / 16 up; 1,024 / 48 -> 22 leaves; 22 x 16 / 64 = 5.5 -> at least 6 spines,
+    // a divisor of 16: 8 spines of 2 links per leaf (44 of 64 ports); bisection limited by 22 x 16 = 352
+    // uplinks: 176 x 50 GB/s.
     const Topology t =
         build_topology(cluster(h100(), 1024, 8, ndr(), 8, qm9700(), TopologyKind::kFatTree, 3.0));
-    check_tiers(t.inventory, 22, 6, 0);
+    check_tiers(t.inventory, 22, 8, 0);
     CHECK(t.bisection.value == doctest::Approx(176 * 50e9));
   }
   SUBCASE("a GPU count that fills no node: nodes and leaves round up") {
@@ -136,6 +144,12 @@ TEST_CASE("rail-only inventory at three sizes: no spine joins the rails (Wang et
     check_tiers(t.inventory, 8, 0, 0);
     CHECK(t.inventory.switch_links == 0);
     CHECK(t.diameter == 1);
+  }
+  SUBCASE("rails never meet in the network: bisection 0") {
+    // A cut between rails 0-3 and 4-7 crosses no switch link; rail-optimized joins them at the spine.
+    CHECK(build_topology(dgx_h100(4096, TopologyKind::kRailOnly)).bisection.value == 0.0);
+    CHECK(build_topology(dgx_h100(4096, TopologyKind::kRailOptimized)).bisection.value ==
+          doctest::Approx(2048 * 50e9));
   }
   SUBCASE("4,096 GPUs: each rail a 2-tier Clos") {
     // Per rail 512 nodes: 16 leaves + 16 x 32 / 64 = 8 spines = 24; 8 rails: 128 + 64 = 192 (rail-optimized:
@@ -194,6 +208,26 @@ TEST_CASE("dragonfly+ inventory at three sizes (Shpiner et al. 2017)") {
     CHECK_NOTHROW(
         (void)build_topology(cluster(h100(), 272, 1, ndr(), 1, tiny, TopologyKind::kDragonflyPlus)));
   }
+}
+
+TEST_CASE(
+    "dragonfly+ all-to-all: more groups reach more direct links, so per-rank bandwidth is not monotone") {
+  // 64 groups of 128 nodes, 1,024 global ports per group, lpp = 1,024/63 = 16.25 links to each other group;
+  // every group runs the same exchange. Adaptive: direct + (1,024 - direct)/2 links for the traffic that
+  // leaves a group. 2 groups: (16.25 + 1,024)/2 = 520 links for 1,024 x 128/255 = 514 ports' worth: full.
+  // 32 groups: direct 31 x 16.25 = 503.9, (503.9 + 1,024)/2 = 763.9 links for 1,024 x 3,968/4,095 = 992.2:
+  // 0.770. 64 groups: every link direct, 1,024 for 1,008.2: full. Minimal: the direct links only,
+  // 503.9/992.2.
+  ClusterSpec c = dgx_h100(65536, TopologyKind::kDragonflyPlus);
+  const double lpp = 1024.0 / 63.0;
+  const auto all_to_all = [&](int ranks) {
+    return link_path(build_topology(c), Communicator{ranks, 1, 1}).scale_out.all_to_all_bandwidth.value;
+  };
+  CHECK(all_to_all(2048) == doctest::Approx(47e9));
+  CHECK(all_to_all(32768) == doctest::Approx(47e9 * (31 * lpp + 1024.0) / 2.0 / (1024.0 * 3968.0 / 4095.0)));
+  CHECK(all_to_all(65536) == doctest::Approx(47e9));
+  c.routing = Routing::kMinimal;
+  CHECK(all_to_all(32768) == doctest::Approx(47e9 * 31 * lpp / (1024.0 * 3968.0 / 4095.0)));
 }
 
 TEST_CASE("torus inventory at three sizes: no switches, diameter Σ⌊k/2⌋") {
@@ -313,16 +347,27 @@ TEST_CASE("paths: per-rank bandwidth, hops, latency and in-network reduction") {
     const LinkPath owns_four = link_path(wide, Communicator{16, 2, 1});
     CHECK(owns_four.scale_out.bandwidth.value == doctest::Approx(24e9));
   }
-  SUBCASE("oversubscription caps traffic that leaves the leaf") {
-    // 3:1, 64-port leaves: 48 ports = 6 nodes per leaf. 6 nodes stay (1 hop, 47 GB/s per rank);
-    // 7 nodes leave (3 hops, 47 / 3 GB/s).
+  SUBCASE("oversubscription caps the traffic that leaves the leaf, not the ring's few flows") {
+    // 3:1, 64-port leaves: 48 down (6 nodes x 8 NICs), 16 up. 6 nodes stay (1 hop, 47 GB/s per rank).
+    // 7 nodes leave (3 hops): the ring leaves a leaf from its last node only, 8 ports on 16 uplinks: 47 GB/s.
+    // All-to-all over 7 nodes: the full leaf sends 1/6 of its traffic out (48 x 1/6 = 8 ports on 16): 47;
+    // over all 128 nodes 122/127 of it: 48 x 122/127 = 46.1 ports on 16 uplinks -> 47 x 0.347 = 16.3 GB/s
+    // (Dally & Towles 2004 §3.3.1: the cut's capacity over the load offered to it).
     const ClusterSpec c = cluster(h100(), 1024, 8, ndr(), 8, qm9700(), TopologyKind::kFatTree, 3.0);
     const LinkPath inside = link_path(c, Communicator{48, 1, 1});
     const LinkPath outside = link_path(c, Communicator{56, 1, 1});
+    const LinkPath all = link_path(c, Communicator{1024, 1, 1});
     CHECK(inside.scale_out.hops == 1);
     CHECK(inside.scale_out.bandwidth.value == doctest::Approx(47e9));
     CHECK(outside.scale_out.hops == 3);
-    CHECK(outside.scale_out.bandwidth.value == doctest::Approx(47e9 / 3.0));
+    CHECK(outside.scale_out.bandwidth.value == doctest::Approx(47e9));
+    CHECK(outside.scale_out.all_to_all_bandwidth.value == doctest::Approx(47e9));
+    CHECK(all.scale_out.bandwidth.value == doctest::Approx(47e9));
+    CHECK(all.scale_out.all_to_all_bandwidth.value == doctest::Approx(47e9 * 16.0 / (48.0 * 122.0 / 127.0)));
+    // Pipeline stages of 64 nodes (stride 512 GPUs): every node of a leaf sends across, 48 ports on 16
+    // uplinks: the full 3:1 taper, 47/3 GB/s.
+    const LinkPath stages = link_path(c, Communicator{2, 512, 512});
+    CHECK(stages.scale_out.bandwidth.value == doctest::Approx(47e9 / 3.0));
   }
   SUBCASE("rail-optimized: one switch within a scalable unit, five beyond a pod") {
     const Topology t = build_topology(dgx_h100(16384, TopologyKind::kRailOptimized));
@@ -338,16 +383,37 @@ TEST_CASE("paths: per-rank bandwidth, hops, latency and in-network reduction") {
         link_path(t, Communicator{64, 8, 8}).cross_rail_via_scale_up);     // one rail (GPU 0 of each node)
     CHECK(link_path(t, Communicator{64, 12, 1}).cross_rail_via_scale_up);  // GPUs 0, 12, 24: rails 0, 4, 0
   }
-  SUBCASE("dragonfly+: leaving the group is capped by the global links") {
-    // 4 groups of 128 nodes (1,024 ports each); 1,024 global ports per group, 341.3 to each other group.
-    // 2 groups: max(341.3 minimal, 512 Valiant) / 1,024 ports = 0.5 of 47 GB/s; 4 groups: 1,024 / 1,024.
-    const Topology t = build_topology(dgx_h100(4096, TopologyKind::kDragonflyPlus));
-    const LinkPath two = link_path(t, Communicator{2048, 1, 1});
-    const LinkPath four = link_path(t, Communicator{4096, 1, 1});
-    CHECK(two.scale_out.hops == 4);
-    CHECK(two.scale_out.bandwidth.value == doctest::Approx(23.5e9));
-    CHECK(four.scale_out.bandwidth.value == doctest::Approx(47e9));
-    CHECK(link_path(t, Communicator{1024, 1, 1}).scale_out.hops == 3);  // one group
+  SUBCASE("dragonfly+: the global links bind uniform and adversarial traffic, by routing") {
+    // 4 groups of 128 nodes (1,024 ports each); 1,024 global ports per group, lpp = 341.3 to each other
+    // group. A ring crosses a group boundary from one node: 8 ports on >= 341.3 links: 47 GB/s either way.
+    ClusterSpec c = dgx_h100(4096, TopologyKind::kDragonflyPlus);
+    for (const Routing routing : {Routing::kMinimal, Routing::kAdaptive}) {
+      c.routing = routing;
+      const Topology t = build_topology(c);
+      const LinkPath two = link_path(t, Communicator{2048, 1, 1});
+      CHECK(two.scale_out.hops == 4);
+      CHECK(two.scale_out.bandwidth.value == doctest::Approx(47e9));
+      CHECK(link_path(t, Communicator{1024, 1, 1}).scale_out.hops == 3);  // one group
+    }
+    // All-to-all over 2 groups: a group sends 128/255 of its 1,024 ports' traffic out = 514 ports' worth.
+    // Minimal: the 341.3 direct links: 47 x 341.3/514 = 31.2 GB/s; adaptive detours the rest at half
+    // efficiency: (341.3 + 1,024)/2 = 682.7 links >= 514: 47 GB/s.
+    const double leaving = 1024.0 * 128.0 / 255.0;
+    c.routing = Routing::kMinimal;
+    CHECK(link_path(build_topology(c), Communicator{2048, 1, 1}).scale_out.all_to_all_bandwidth.value ==
+          doctest::Approx(47e9 * (1024.0 / 3.0) / leaving));
+    c.routing = Routing::kAdaptive;
+    CHECK(link_path(build_topology(c), Communicator{2048, 1, 1}).scale_out.all_to_all_bandwidth.value ==
+          doctest::Approx(47e9));
+    // Adversarial: pipeline stages of 2 groups (stride 2,048 GPUs); every node of a group sends to the
+    // paired group, 1,024 ports' worth. Minimal: 341.3 direct links, 1/3; adaptive (Valiant): (341.3 +
+    // 1,024)/2 = 682.7 links, 2/3 (Kim et al. 2008 §4.2: about half the global bandwidth at scale).
+    const Communicator stages{2, 2048, 2048};
+    c.routing = Routing::kMinimal;
+    CHECK(link_path(build_topology(c), stages).scale_out.bandwidth.value == doctest::Approx(47e9 / 3.0));
+    c.routing = Routing::kAdaptive;
+    CHECK(link_path(build_topology(c), stages).scale_out.bandwidth.value ==
+          doctest::Approx(47e9 * (1024.0 / 3.0 + 1024.0) / 2.0 / 1024.0));
   }
   SUBCASE("torus: neighbour links, sub-torus extent, bisection-bound all-to-all") {
     // 4x4x4 of single-accelerator nodes with 6 ports: neighbour 1 port = 47 GB/s; 16 ranks fill a 4x4 plane
@@ -371,6 +437,114 @@ TEST_CASE("paths: per-rank bandwidth, hops, latency and in-network reduction") {
     CHECK_THROWS_AS((void)link_path(dgx_a100(64), Communicator{9, 8, 1}), Error);
     CHECK_THROWS_AS((void)link_path(dgx_a100(64), Communicator{0, 1, 1}), Error);
   }
+}
+
+TEST_CASE("breakout: a 51.2T switch serves 400G NICs as 128 x 400G (4,096 GPUs: 2 tiers, 96 switches)") {
+  // Tomahawk 5 at 400G: 128 ports, 64 down / 64 up. 4,096 NIC ports / 64 = 64 leaves <= 128: 2 tiers;
+  // 64 x 64 / 128 = 32 spines (a divisor of 64: 2 links per leaf); 96 switches. At its native 64 x 800G the
+  // same NICs need 128 leaves > 64: 3 tiers, 4 pods x 32 + 64 core = 320 switches.
+  const ClusterSpec c = cluster(h100(), 4096, 8, ndr(), 8, tomahawk5(), TopologyKind::kFatTree);
+  const Topology t = build_topology(c);
+  CHECK(t.switch_radix == 128);
+  CHECK(t.nic_line_rate.value == doctest::Approx(50e9));
+  CHECK(t.inventory.tiers == 2);
+  check_tiers(t.inventory, 64, 32, 0);
+  CHECK(t.inventory.switches == 96);
+  // Optics: 2 x (4,096 host + 4,096 leaf-spine links) = 16,384 port ends; modules: 4,096 at the NICs and one
+  // 2 x 400G module per 800G cage for the 4,096 + 8,192 switch ports: 6,144; 10,240 in all.
+  CHECK(t.inventory.optical_transceivers == 16384);
+  CHECK(t.inventory.optical_modules == 10240);
+  CHECK(t.ports_per_module == 2);
+  ClusterSpec native = c;
+  native.switch_spec.breakouts.clear();
+  const Topology n = build_topology(native);
+  CHECK(n.switch_radix == 64);
+  check_tiers(n.inventory, 128, 128, 64);
+  CHECK(n.inventory.switches == 320);
+  // 800G NICs run the native mode; 200G NICs the 256-port one; 1.6T NICs are held to 800G ports.
+  CHECK(build_topology(cluster(h100(), 4096, 8, xdr(), 8, tomahawk5())).switch_radix == 64);
+  CHECK(build_topology(cluster(h100(), 4096, 8, hdr(), 8, tomahawk5())).switch_radix == 256);
+  LinkSpec fast = xdr();
+  fast.line_rate = BytesPerSecond(200e9);
+  const Topology capped = build_topology(cluster(h100(), 4096, 8, fast, 8, tomahawk5()));
+  CHECK(capped.switch_radix == 64);
+  CHECK(capped.nic_line_rate.value == doctest::Approx(100e9));
+}
+
+TEST_CASE(
+    "100,000 GPUs at 400G on Tomahawk 5: 3 tiers of 128-port switches; at 64 ports it cannot be built") {
+  // 100,000 NIC ports / 64 down = 1,563 leaves > 128: 3 tiers, pods of 64 leaves: 25 pods <= 128.
+  // Without breakout a 3-tier fat-tree of 64 ports holds 64^3/4 = 65,536 ports.
+  const ClusterSpec c = cluster(h100(), 100000, 8, ndr(), 8, tomahawk5(), TopologyKind::kFatTree);
+  const Topology t = build_topology(c);
+  CHECK(t.inventory.tiers == 3);
+  CHECK(t.inventory.switches_per_tier[0] == 1563);
+  CHECK(std::get<FatTree>(t.fabric).pods == 25);
+  ClusterSpec native = c;
+  native.switch_spec.breakouts.clear();
+  CHECK_THROWS_AS((void)build_topology(native), Error);
+}
+
+TEST_CASE("even uplink split: NVIDIA's B300 XDR SuperPOD, 4 SU -> 32 leaves + 18 spines, 8 SU -> 36 spines") {
+  // 72 nodes per scalable unit, 8 x 800G XDR NICs each, 144-port Q3400: a rail leaf has 72 down, 72 up.
+  // 4 SU: 8 rails x 4 = 32 leaves; 32 x 72 = 2,304 uplinks need >= 16 spines, and the spine count must
+  // divide 72: 18 spines of 4 links per leaf (128 of 144 ports). 8 SU: 64 leaves, >= 32 -> 36 spines of 2.
+  // (NVIDIA DGX SuperPOD B300 XDR reference architecture; the GPU does not enter the sizing.)
+  const Topology four =
+      build_topology(cluster(h100(), 4 * 72 * 8, 8, xdr(), 8, q3400(), TopologyKind::kRailOptimized));
+  check_tiers(four.inventory, 32, 18, 0);
+  CHECK(std::get<RailOptimized>(four.fabric).nodes_per_unit == 72);
+  const Topology eight =
+      build_topology(cluster(h100(), 8 * 72 * 8, 8, xdr(), 8, q3400(), TopologyKind::kRailOptimized));
+  check_tiers(eight.inventory, 64, 36, 0);
+  // Q3400 optics are twin-port: 72 cages for 144 ports. 4 SU: 2,304 NIC modules + (2,304 + 2 x 2,304) / 2.
+  CHECK(four.inventory.optical_transceivers == 2 * (2304 + 2304));
+  CHECK(four.inventory.optical_modules == 2304 + (2304 + 2 * 2304) / 2);
+}
+
+TEST_CASE(
+    "traffic patterns on a 2:1 taper: a ring keeps >= 85% of its 1:1 bandwidth, an all-to-all does not") {
+  // 1,024 H100 (128 nodes x 8 NDR NICs), 64-port leaves: 1:1 is 32 down / 32 up, 2:1 is 42 down / 22 up (5
+  // nodes, 40 ports per leaf). A ring leaves each leaf from one node: 8 ports on 22 uplinks, no slowdown.
+  // A uniform all-to-all sends 123/127 of every node's remote traffic out: 40 x 123/127 = 38.7 ports' worth
+  // on 22 uplinks: 0.568 of the 1:1 bandwidth (Dally & Towles 2004 §3.3.1).
+  const ClusterSpec full = cluster(h100(), 1024, 8, ndr(), 8, qm9700(), TopologyKind::kFatTree, 1.0);
+  const ClusterSpec tapered = cluster(h100(), 1024, 8, ndr(), 8, qm9700(), TopologyKind::kFatTree, 2.0);
+  const Bytes n(1 << 30);
+  const auto time = [&](const ClusterSpec& c, Collective op, Algorithm a) {
+    return collective_cost(op, a, n, 1024, 1, c).time.value;
+  };
+  const double ring = time(full, Collective::kAllReduce, Algorithm::kRing) /
+                      time(tapered, Collective::kAllReduce, Algorithm::kRing);
+  const double all_to_all = time(full, Collective::kAllToAll, Algorithm::kDirect) /
+                            time(tapered, Collective::kAllToAll, Algorithm::kDirect);
+  CHECK(ring >= 0.85);
+  CHECK(ring == doctest::Approx(1.0));
+  CHECK(all_to_all < 0.85);
+  const LinkPath path = link_path(tapered, Communicator{1024, 1, 1});
+  CHECK(path.scale_out.all_to_all_bandwidth.value == doctest::Approx(47e9 * 22.0 / (40.0 * 123.0 / 127.0)));
+}
+
+TEST_CASE("rail-only relays cross-rail traffic over NVLink: its all-to-all is slower than rail-optimized") {
+  // 4,096 H100, 8 rails. Rail-optimized (1:1) crosses rails at the spine: 47 GB/s per rank. Rail-only first
+  // moves the 7/8 of remote bytes bound for another rail over NVLink (369 GB/s), then the network:
+  // 1 / (1/47 + 0.875/369) = 42.3 GB/s, 11% slower (Wang et al. 2023: 8.2-11.2% on all-to-all).
+  const Topology optimized = build_topology(dgx_h100(4096, TopologyKind::kRailOptimized));
+  const Topology only = build_topology(dgx_h100(4096, TopologyKind::kRailOnly));
+  const Communicator all{4096, 1, 1};
+  const LinkPath a = link_path(optimized, all);
+  const LinkPath b = link_path(only, all);
+  CHECK(a.scale_out.all_to_all_bandwidth.value == doctest::Approx(47e9));
+  CHECK(b.scale_out.all_to_all_bandwidth.value == doctest::Approx(1.0 / (1.0 / 47e9 + 0.875 / 369e9)));
+  CHECK_FALSE(a.cross_rail_via_scale_up);
+  CHECK(b.cross_rail_via_scale_up);
+  // Rings stay on their rail: the same neighbour bandwidth on both.
+  CHECK(a.scale_out.bandwidth.value == doctest::Approx(b.scale_out.bandwidth.value));
+  const Bytes n(1 << 30);
+  const double t_optimized = collective_cost(Collective::kAllToAll, Algorithm::kAuto, n, a).time.value;
+  const double t_only = collective_cost(Collective::kAllToAll, Algorithm::kAuto, n, b).time.value;
+  CHECK(t_only > t_optimized);
+  CHECK(t_only / t_optimized == doctest::Approx(1.11).epsilon(0.03));
 }
 
 TEST_CASE("more GPUs never cut the switch count") {

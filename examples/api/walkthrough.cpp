@@ -77,6 +77,9 @@ costmodel::PlanResult fastest(const costmodel::ModelSpec& model, const costmodel
 void inventory(const costmodel::ClusterSpec& cluster) {
   const costmodel::Topology topology = costmodel::build_topology(cluster);
   const costmodel::Inventory& inv = topology.inventory;
+  // Also: inv.tier_names[t], inv.switches_per_tier[t], inv.nics, inv.cables, inv.optical_modules (pluggables;
+  // optical_transceivers counts port ends), inv.power (W); topology.bisection (B/s), topology.switch_radix
+  // (ports at the NIC's speed, after breakout).
   std::cout << inv.tiers << " tiers, " << inv.switches << " switches, " << inv.optical_transceivers
             << " transceivers, capex $" << inv.capex.value << ", diameter " << topology.diameter << '\n';
 }

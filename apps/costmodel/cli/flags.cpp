@@ -23,7 +23,10 @@ void add_cluster_options(po::options_description& options) {
        "fat-tree|rail-optimized|rail-only|dragonfly-plus|torus-2d|torus-3d")                        //
       ("switch", po::value<std::string>()->value_name("NAME"), "switch catalog name, e.g. qm9700")  //
       ("oversubscription", po::value<std::string>()->value_name("R"),
-       "leaf downlink:uplink bandwidth ratio (1 = non-blocking)")                    //
+       "leaf downlink:uplink bandwidth ratio (1 = non-blocking)")  //
+      ("routing", po::value<std::string>()->value_name("MODE"),
+       "dragonfly-plus routing between groups: adaptive (default; detours through another group when the "
+       "direct links are busy) or minimal (direct links only)")                      //
       ("strict", "treat implausible values (unit slips, missing prices) as errors")  //
       ("in-network", po::value<std::string>()->value_name("MODE"),
        "sharp|none: whether the switches' in-network reduction (SHARP, NCCL's CollNet) is in use "
@@ -49,6 +52,15 @@ ClusterArgs read_cluster_args(const po::variables_map& values, const Context& co
                         hint.empty() ? "expected sharp or none" : hint);
     }
     args.options.in_network = *in_network;
+  }
+  if (const auto routing = string_option(values, "routing")) {
+    if (!parse_routing(*routing)) {
+      const std::vector<std::string> known{"minimal", "adaptive"};
+      const std::string hint = did_you_mean(*routing, known);
+      throw usage_error(context, "--routing", "unknown routing '" + *routing + "'",
+                        hint.empty() ? "expected minimal or adaptive" : hint);
+    }
+    args.options.routing = *routing;
   }
   if (const auto topology = string_option(values, "topology")) {
     if (!parse_topology_kind(*topology)) {

@@ -22,7 +22,7 @@ namespace {
 bool has_cluster_args(const ClusterArgs& args) {
   const auto& o = args.options;
   return args.file || o.gpu || o.gpus || o.gpus_per_node || o.link || o.nics_per_node || o.topology ||
-         o.switch_name || o.oversubscription;
+         o.switch_name || o.oversubscription || o.routing;
 }
 
 std::optional<Collective> op_option(const po::variables_map& values, const Context& context) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `costmodel topology [cluster] [--topology all|NAME]`: what the scale-out fabric takes to build (switches
-// per tier, links, transceivers, NICs, cables), its capex and power, diameter and bisection. With
+// per tier, links, transceivers and modules, NICs, cables), its capex and power, diameter and bisection. With
 // `--topology all`, every topology side by side for the same GPUs; one that cannot be built at that size
 // says why in its `note` instead of failing the command.
 
@@ -17,8 +17,9 @@ namespace costmodel::cli {
 
 int run_topology(const std::vector<std::string>& args, const Context& context) {
   CommandParser parser(context, "costmodel topology [cluster] [--topology all|KIND]",
-                       "Inventory (switches per tier, links, optical transceivers, NICs, cables, scale-up\n"
-                       "domains), capex, power, diameter and bisection of the cluster's scale-out fabric.\n"
+                       "Inventory (switch ports at the NIC's speed, switches per tier, links, optical\n"
+                       "transceivers and modules, NICs, cables, scale-up domains), capex, power, diameter\n"
+                       "and bisection of the cluster's scale-out fabric.\n"
                        "--topology all compares every topology for the same GPUs, one row each; one that\n"
                        "cannot be built at that size gives its reason in the note column.");
   add_cluster_options(parser.options());

@@ -24,6 +24,25 @@ std::string present_key(Map& map, const std::string& key, const std::string& ali
   return (!map.has(key) && map.has(alias)) ? alias : key;
 }
 
+// `breakouts: [{radix: 128, port_bandwidth: 400Gbps}, ...]`: the switch's other port modes.
+std::vector<PortMode> read_breakouts(Map& map) {
+  const YAML::Node list = map.optional("breakouts");
+  if (!list.IsSequence()) {
+    throw Error(location_of(map.file(), list), map.field("breakouts"),
+                "expected a list of {radix, port_bandwidth}, got " + describe(list));
+  }
+  std::vector<PortMode> modes;
+  for (size_t i = 0; i < list.size(); ++i) {
+    Map entry(map.file(), list[i], map.field("breakouts") + "[" + std::to_string(i) + "]");
+    PortMode mode;
+    mode.radix = static_cast<int>(entry.integer("radix", 2, 1 << 16));
+    mode.port_bandwidth = BytesPerSecond(entry.quantity("port_bandwidth", Dimension::kBytesPerSecond));
+    entry.finish();
+    modes.push_back(mode);
+  }
+  return modes;
+}
+
 }  // namespace
 
 ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base) {
@@ -203,6 +222,24 @@ SwitchSpec read_switch(Map& map, const SwitchSpec* base, bool catalog_entry) {
   s.in_network_reduction = reduction == "sharp"  ? InNetworkReduction::kSharp
                            : reduction == "nvls" ? InNetworkReduction::kNvls
                                                  : InNetworkReduction::kNone;
+  // A mapping that restates the native ports describes another switch: the base entry's breakouts and
+  // cages no longer apply unless restated too.
+  if (base && (map.has("radix") || map.has("port_bandwidth"))) {
+    s.breakouts.clear();
+    s.cages = 0;
+  }
+  if (map.has("breakouts")) s.breakouts = read_breakouts(map);
+  s.cages = static_cast<int>(map.optional_integer("cages", 1, 1 << 16).value_or(s.cages));
+  if (s.cages > 0) {
+    const auto spread_evenly = [&](int radix) {
+      if (radix % s.cages != 0) {
+        throw map.error_at("cages", std::to_string(radix) + " ports do not spread evenly over " +
+                                        std::to_string(s.cages) + " cages");
+      }
+    };
+    spread_evenly(s.radix);
+    for (const PortMode& mode : s.breakouts) spread_evenly(mode.radix);
+  }
   map.finish();
   return s;
 }

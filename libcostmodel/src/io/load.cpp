@@ -90,6 +90,9 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
   c.in_network = out.optional_choice("in_network", {"none", "sharp"}).value_or("none") == "sharp"
                      ? InNetworkReduction::kSharp
                      : InNetworkReduction::kNone;
+  if (const auto routing = out.optional_choice("routing", {"minimal", "adaptive"})) {
+    c.routing = *parse_routing(*routing);
+  }
   if (out.has("torus_dims")) {
     const YAML::Node dims = out.optional("torus_dims");
     if (!dims.IsSequence() || dims.size() < 2 || dims.size() > 3) {
@@ -208,6 +211,11 @@ ClusterSpec apply_cluster_options(ClusterSpec c, const ClusterOptions& o, const 
     if (*o.in_network != "sharp" && *o.in_network != "none")
       throw Error("unknown in-network reduction '" + *o.in_network + "'; expected sharp or none");
     c.in_network = *o.in_network == "sharp" ? InNetworkReduction::kSharp : InNetworkReduction::kNone;
+  }
+  if (o.routing) {
+    const auto routing = parse_routing(*o.routing);
+    if (!routing) throw Error("unknown routing '" + *o.routing + "'; expected minimal or adaptive");
+    c.routing = *routing;
   }
   const auto reasons = validate(c);
   if (!reasons.empty()) throw Error(reasons.front());

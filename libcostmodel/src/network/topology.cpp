@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 
 #include "costmodel/error.hpp"
@@ -65,8 +66,20 @@ FatTree clos_over_leaves(int leaves, int radix, LeafSplit split, double oversubs
   return tree;
 }
 
-// Switches per tier of one Clos: 2 tiers: radix-port spines take every leaf uplink; 3 tiers: each pod has
-// one aggregation switch per leaf uplink, the core takes every aggregation uplink (Al-Fares 2008 §3:
+// Spines of a 2-tier Clos: every leaf spreads its uplinks evenly over the spines, so that equal-cost paths
+// carry equal load: the spine count divides a leaf's uplinks and a spine's radix takes leaves x
+// uplinks/spines ports (NVIDIA DGX SuperPOD B300 XDR reference architecture: 32 leaves x 72 uplinks on
+// 144-port Q3400 spines -> 18 spines of 4 links per leaf, where 2,304 / 144 alone would give 16).
+int even_spines(long long leaves, int uplinks, int radix) {
+  const int fewest = ceil_div(leaves * uplinks, radix);
+  for (int spines = std::max(fewest, 1); spines < uplinks; ++spines) {
+    if (uplinks % spines == 0) return spines;
+  }
+  return uplinks;  // one link from every leaf to each spine (leaves <= radix)
+}
+
+// Switches per tier of one Clos: 2 tiers: radix-port spines take every leaf uplink, evenly; 3 tiers: each
+// pod has one aggregation switch per leaf uplink, the core takes every aggregation uplink (Al-Fares 2008 §3:
 // k pods x k/2 edge + k pods x k/2 aggregation + (k/2)^2 core).
 void count_tree(const FatTree& tree, int copies, Inventory& inv) {
   inv.tiers = tree.tiers;
@@ -78,7 +91,7 @@ void count_tree(const FatTree& tree, int copies, Inventory& inv) {
     inv.tier_names[1] = "spine";
     switch_links += leaf_uplinks_total;
   }
-  if (tree.tiers == 2) per_tier[1] = ceil_div(leaf_uplinks_total, tree.radix);
+  if (tree.tiers == 2) per_tier[1] = even_spines(tree.leaves, tree.leaf_uplinks, tree.radix);
   if (tree.tiers == 3) {
     inv.tier_names[2] = "core";
     per_tier[1] = tree.pods * tree.leaf_uplinks;
@@ -122,21 +135,47 @@ bool is_optical(const LinkSpec& link) {
   return link.media.rfind("optical", 0) == 0;
 }
 
-// Prices and power at catalog values: switches, one NIC per port, one transceiver per optical cable end.
-void price(const ClusterSpec& cluster, Inventory& inv) {
+// Prices and power at catalog values: switches, one NIC per port, one transceiver per optical cable end (the
+// catalog prices a twin-port module per port it serves). Modules: one per optical NIC port, and on the
+// switches one per `ports_per_module` optical ports, the switches' ports assumed filled cage by cage.
+void price(const ClusterSpec& cluster, int ports_per_module, Inventory& inv) {
   inv.switches = 0;
   for (int n : inv.switches_per_tier) inv.switches += n;
   inv.cables = inv.host_links + inv.switch_links + inv.direct_links;
   // Host and direct links follow the link's media; switch-to-switch links leave the rack: optical.
-  const int optical_cables =
-      (is_optical(cluster.link) ? inv.host_links + inv.direct_links : 0) + inv.switch_links;
+  const bool optical = is_optical(cluster.link);
+  const int optical_cables = (optical ? inv.host_links + inv.direct_links : 0) + inv.switch_links;
   inv.optical_transceivers = 2 * optical_cables;
+  const long long nic_ends = optical ? inv.host_links + 2LL * inv.direct_links : 0;
+  const long long switch_ends = (optical ? inv.host_links : 0) + 2LL * inv.switch_links;
+  inv.optical_modules = static_cast<int>(nic_ends + ceil_div(switch_ends, ports_per_module));
   const SwitchSpec& sw = cluster.switch_spec;
   const LinkSpec& link = cluster.link;
   inv.capex =
       sw.price * inv.switches + link.nic_price * inv.nics + link.transceiver_price * inv.optical_transceivers;
   inv.power =
       sw.power * inv.switches + link.nic_power * inv.nics + link.transceiver_power * inv.optical_transceivers;
+}
+
+// The port mode a fabric of `nic`-rate NICs runs: of the switch's modes at least as fast as the NIC, the one
+// with the most ports (a 51.2 Tb/s switch serves 400G NICs as 128 x 400G, not 64 x 800G: Broadcom Tomahawk 5
+// BCM78900 press release, 2022); the fastest when none is, and the NIC then runs at the port's rate. Every
+// port of the fabric, switch-to-switch ones included, runs that mode.
+PortMode port_mode(const SwitchSpec& sw, BytesPerSecond nic) {
+  const PortMode native{sw.radix, sw.port_bandwidth};
+  if (!(sw.port_bandwidth.value > 0.0)) return {sw.radix, nic};  // a switch that states no port speed
+  PortMode best = native;
+  bool fast_enough = native.port_bandwidth >= nic;
+  for (const PortMode& mode : sw.breakouts) {
+    const bool fits = mode.port_bandwidth >= nic;
+    const bool better = fits ? (!fast_enough || mode.radix > best.radix)
+                             : (!fast_enough && mode.port_bandwidth > best.port_bandwidth);
+    if (better) {
+      best = mode;
+      fast_enough = fits;
+    }
+  }
+  return best;
 }
 
 NvSwitchDomain size_scale_up(const ClusterSpec& cluster) {
@@ -154,7 +193,7 @@ NvSwitchDomain size_scale_up(const ClusterSpec& cluster) {
 }
 
 void size_tree_fabric(const ClusterSpec& cluster, Topology& topo) {
-  const int radix = cluster.switch_spec.radix;
+  const int radix = topo.switch_radix;
   const double r = cluster.oversubscription;
   const LeafSplit split = split_leaf(radix, r);
   const int nodes = topo.nodes;
@@ -169,6 +208,7 @@ void size_tree_fabric(const ClusterSpec& cluster, Topology& topo) {
                                : clos_over_leaves(ceil_div(ports, split.down), radix, split, r);
     t.nodes_per_leaf = t.tiers == 1 ? nodes : std::max(1, t.leaf_downlinks / nics);
     t.nodes_per_pod = t.tiers == 3 ? t.nodes_per_leaf * (radix / 2) : nodes;
+    t.node_ports_per_leaf = nics;
     topo.fabric = t;
     tree = &std::get<FatTree>(topo.fabric);
   } else if (topo.kind == TopologyKind::kRailOptimized) {
@@ -199,14 +239,15 @@ void size_tree_fabric(const ClusterSpec& cluster, Topology& topo) {
   count_tree(*tree, copies, inv);
   inv.host_links = static_cast<int>(ports);
   topo.diameter = 2 * tree->tiers - 1;
-  // Bisection: half the hosts' ports, limited by the leaves' uplinks above one tier.
+  // Bisection: half the hosts' ports, limited by the leaves' uplinks above one tier. Rail-only: halving the
+  // rails crosses no network link at all (Wang et al. 2023: rails meet only in the scale-up domain).
   const long long up_ports = static_cast<long long>(tree->leaves) * tree->leaf_uplinks * copies;
   const double crossing = tree->tiers == 1 ? ports / 2.0 : std::min<double>(ports, up_ports) / 2.0;
-  topo.bisection = topo.nic_line_rate * crossing;
+  topo.bisection = copies > 1 ? BytesPerSecond(0.0) : topo.nic_line_rate * crossing;
 }
 
 void size_dragonfly(const ClusterSpec& cluster, Topology& topo) {
-  const int radix = cluster.switch_spec.radix;
+  const int radix = topo.switch_radix;
   const LeafSplit split = split_leaf(radix, cluster.oversubscription);
   const long long ports = static_cast<long long>(topo.nodes) * cluster.nics_per_node;
   DragonflyPlus df;
@@ -230,12 +271,12 @@ void size_dragonfly(const ClusterSpec& cluster, Topology& topo) {
   if (df.groups == 1) {
     // One group has no global links: its spines only join its leaves, all radix ports facing down, so
     // ceil(leaves x uplinks / radix) of them suffice; a single leaf needs none.
-    df.spines_per_group =
-        df.leaves > 1 ? static_cast<int>(ceil_div(static_cast<long long>(df.leaves) * split.up, radix)) : 0;
+    df.spines_per_group = df.leaves > 1 ? even_spines(df.leaves, split.up, radix) : 0;
     df.global_ports_per_group = 0;
   }
   df.nodes_per_leaf = std::max(1, split.down / cluster.nics_per_node);
   df.nodes_per_group = df.nodes_per_leaf * df.leaves_per_group;
+  df.routing = cluster.routing;
   topo.fabric = df;
 
   Inventory& inv = topo.inventory;
@@ -319,9 +360,15 @@ Topology build_topology(const ClusterSpec& cluster) {
   topo.nodes = cluster.nodes();
   topo.nics_per_node = cluster.nics_per_node;
   topo.scale_up = size_scale_up(cluster);
-  const bool port_limited = switched && cluster.switch_spec.port_bandwidth.value > 0.0 &&
-                            cluster.switch_spec.port_bandwidth < cluster.link.line_rate;
-  topo.nic_line_rate = port_limited ? cluster.switch_spec.port_bandwidth : cluster.link.line_rate;
+  const PortMode mode = port_mode(cluster.switch_spec, cluster.link.line_rate);
+  if (switched) {
+    if (mode.radix < 4) fail("scale_out.switch.radix", "must be at least 4");
+    topo.switch_radix = mode.radix;
+    const int cages = cluster.switch_spec.cages > 0 ? cluster.switch_spec.cages : cluster.switch_spec.radix;
+    topo.ports_per_module = std::max(1, ceil_div(mode.radix, std::max(1, cages)));
+  }
+  const bool port_limited = switched && mode.port_bandwidth < cluster.link.line_rate;
+  topo.nic_line_rate = port_limited ? mode.port_bandwidth : cluster.link.line_rate;
   topo.nic_bandwidth = topo.nic_line_rate * cluster.link.efficiency;
   topo.link_latency = cluster.link.latency;
   topo.switch_latency = switched ? cluster.switch_spec.latency : Seconds(0.0);
@@ -346,7 +393,7 @@ Topology build_topology(const ClusterSpec& cluster) {
   }
   topo.inventory.nics = topo.nodes * cluster.nics_per_node;
   topo.inventory.scale_up_domains = ceil_div(cluster.gpus, topo.scale_up.gpus);
-  price(cluster, topo.inventory);
+  price(cluster, topo.ports_per_module, topo.inventory);
   return topo;
 }
 
@@ -358,32 +405,94 @@ int ranks_per_block(const Communicator& comm, int block) {
   return std::min(comm.ranks, ceil_div(block, comm.stride));
 }
 
-struct ScaleOutShape {
-  int hops = 1;
-  double bandwidth_factor = 1.0;  ///< oversubscription, global-link share
+// What a communicator and its concurrent groups put on the fabric, per node.
+struct Traffic {
+  int span_nodes = 1;   ///< nodes from the first rank's to the last rank's
+  int nodes = 1;        ///< nodes holding ranks
+  int node_step = 1;    ///< nodes between consecutive ranks (ring neighbours), at least 1
+  double active = 1.0;  ///< share of a node's NIC ports the node's ranks drive
 };
 
-// Switches crossed and the share of the NIC rate left, for traffic spanning `span_nodes` nodes.
-ScaleOutShape tree_shape(const FatTree& tree, int span_nodes) {
-  if (span_nodes <= tree.nodes_per_leaf) return {1, 1.0};
-  const double r = tree.oversubscription < 1.0 ? 1.0 : tree.oversubscription;
-  if (span_nodes <= tree.nodes_per_pod || tree.tiers < 3) return {3, 1.0 / r};
-  return {5, 1.0 / r};
+struct ScaleOutShape {
+  int hops = 1;
+  double neighbour = 1.0;  ///< share of the NIC rate left to ring/tree neighbour traffic
+  double uniform = 1.0;    ///< share left to all-to-all (uniform) traffic
+};
+
+// Throughput of a traffic pattern is the capacity of its most loaded channel over the load offered to it
+// (Dally & Towles 2004 §3.3.1: Θ = b / γ_max); here a cut of `capacity` ports offered `load` ports' worth.
+double cut_share(double capacity, double load) {
+  return load <= capacity ? 1.0 : capacity / load;
 }
 
-ScaleOutShape dragonfly_shape(const DragonflyPlus& df, int span_nodes, int nics_per_node) {
-  if (span_nodes <= df.nodes_per_leaf) return {1, 1.0};
-  const double r = df.oversubscription < 1.0 ? 1.0 : df.oversubscription;
-  if (span_nodes <= df.nodes_per_group || df.groups == 1) return {3, 1.0 / r};
-  const int groups = std::min(df.groups, ceil_div(span_nodes, df.nodes_per_group));
-  const double links_per_pair = static_cast<double>(df.global_ports_per_group) / (df.groups - 1);
-  // Minimal routes use the direct links to the other groups; Valiant routing through an intermediate group
-  // reaches half of all global ports (Kim et al. 2008 §4.2): the better of the two, shared by every NIC
-  // port of the group.
-  const double usable_ports = std::max(links_per_pair * (groups - 1), 0.5 * df.global_ports_per_group);
-  const double global_share =
-      std::min(1.0, usable_ports / (static_cast<double>(df.nodes_per_group) * nics_per_node));
-  return {4, std::min(1.0 / r, global_share)};
+// Of a node's traffic to the other nodes of a uniform exchange, the share bound outside its block of
+// `block_nodes` nodes (leaf, group): the communicator holds min(N, ⌈block/step⌉) nodes of a block.
+double leaving_share(const Traffic& t, int block_nodes) {
+  if (t.nodes <= 1) return 0.0;
+  const int inside = std::min(t.nodes, ceil_div(block_nodes, t.node_step));
+  return static_cast<double>(t.nodes - inside) / (t.nodes - 1);
+}
+
+// A leaf's uplinks under each pattern: a ring (or tree) crosses a leaf boundary only from the last
+// min(step, nodes per leaf) nodes of the leaf, while uniform traffic leaves from every node in proportion
+// to the destinations outside the leaf. Every host of the leaf runs the same pattern (concurrent groups).
+ScaleOutShape tree_shape(const FatTree& tree, const Traffic& t, double uniform_leaving) {
+  if (tree.tiers == 1 || t.span_nodes <= tree.nodes_per_leaf) return {1, 1.0, 1.0};
+  const int hops = t.span_nodes <= tree.nodes_per_pod || tree.tiers < 3 ? 3 : 5;
+  const double node_ports = tree.node_ports_per_leaf * t.active;
+  const double uplinks = tree.leaf_uplinks;
+  const int crossing_nodes = std::min(t.node_step, tree.nodes_per_leaf);
+  return {hops, cut_share(uplinks, crossing_nodes * node_ports),
+          cut_share(uplinks, tree.nodes_per_leaf * node_ports * uniform_leaving)};
+}
+
+// Dragonfly+ global links, per group, for G groups spanned (Kim et al. 2008 §4; Shpiner et al. 2017 §3).
+// Minimal routing uses the direct links only, lpp = global ports/(g-1) to each other group: uniform traffic
+// over G groups has lpp(G-1), a permutation (group i -> i+1: ring neighbours across groups, pipeline
+// stages) lpp. Adaptive routing (UGAL) also detours through an intermediate group. Every group runs the same
+// pattern (a step runs all its DP, EP and PP groups at once), so a link out of this group carries its own
+// detours and, as much, the detours other groups send through it: detoured traffic gets half of the links
+// minimal traffic leaves, direct + (global - direct)/2; a permutation thus gets (global + lpp)/2, about half
+// the global bandwidth (Valiant's worst case, Kim et al. 2008 §4.2), uniform traffic over all groups all of
+// it.
+ScaleOutShape dragonfly_shape(const DragonflyPlus& df, const Traffic& t, int nics_per_node) {
+  FatTree leaf;
+  leaf.tiers = df.leaves > 1 ? 2 : 1;
+  leaf.leaf_uplinks = df.leaf_uplinks;
+  leaf.nodes_per_leaf = df.nodes_per_leaf;
+  leaf.nodes_per_pod = df.nodes_per_group;
+  leaf.node_ports_per_leaf = nics_per_node;
+  ScaleOutShape shape = tree_shape(leaf, t, leaving_share(t, df.nodes_per_leaf));
+  if (t.span_nodes <= df.nodes_per_group || df.groups == 1) return shape;
+  const int groups = std::min(df.groups, ceil_div(t.span_nodes, df.nodes_per_group));
+  const double global = df.global_ports_per_group;
+  const double per_pair = global / (df.groups - 1);
+  const bool adaptive = df.routing == Routing::kAdaptive;
+  // Minimal routes over the direct links; adaptive routing detours the rest at half efficiency.
+  const auto usable = [&](double direct) { return adaptive ? (direct + global) / 2.0 : direct; };
+  const double uniform_links = usable(per_pair * (groups - 1));
+  const double permutation_links = usable(per_pair);
+  const double node_ports = nics_per_node * t.active;
+  const int crossing_nodes = std::min(t.node_step, df.nodes_per_group);
+  shape.hops = 4;
+  shape.neighbour = std::min(shape.neighbour, cut_share(permutation_links, crossing_nodes * node_ports));
+  shape.uniform = std::min(shape.uniform, cut_share(uniform_links, df.nodes_per_group * node_ports *
+                                                                       leaving_share(t, df.nodes_per_group)));
+  return shape;
+}
+
+// Distinct rails (local GPU indices) the ranks use: the GPUs i·stride mod gpus_per_node.
+int rails_used(const Communicator& comm, int gpus_per_node, int nics_per_node) {
+  const int indices = gpus_per_node / std::gcd(comm.stride, gpus_per_node);
+  return std::max(1, std::min({indices, comm.ranks, nics_per_node}));
+}
+
+// Cross-rail traffic relayed through the scale-up domain to the GPU on the destination's rail, then over
+// the network: the two transfers follow each other, 1/b = 1/b_net + f/b_up for a share f of relayed bytes
+// (Wang et al. 2023 §5: forwarding costs all-to-all 8.2-11.2% on H100 = 0.875 x 47/369 GB/s here).
+BytesPerSecond relayed(BytesPerSecond network, double relayed_share, BytesPerSecond scale_up) {
+  if (relayed_share <= 0.0 || !(scale_up.value > 0.0)) return network;
+  return BytesPerSecond(1.0 / (1.0 / network.value + relayed_share / scale_up.value));
 }
 
 }  // namespace
@@ -474,20 +583,46 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
     return path;
   }
 
+  Traffic traffic;
+  traffic.span_nodes = span_nodes;
+  traffic.nodes = path.nodes;
+  traffic.node_step = std::max(1, ceil_div(comm.stride, topo.gpus_per_node));
+  traffic.active = std::min(1.0, sharers * nic_share / topo.nics_per_node);
+  // Uniform traffic between different rails of different nodes: on rail-only it must relay through the
+  // scale-up domain (no switch joins two rails); rail-optimized may relay too when that keeps it below a
+  // tapered leaf, or cross the spine, whichever is faster.
+  const int rails = rails_used(comm, topo.gpus_per_node, topo.nics_per_node);
+  const double cross_rail = (rails - 1.0) / rails;
   ScaleOutShape shape;
+  BytesPerSecond all_to_all;
   if (const auto* tree = std::get_if<FatTree>(&topo.fabric)) {
-    shape = tree_shape(*tree, span_nodes);
+    shape = tree_shape(*tree, traffic, leaving_share(traffic, tree->nodes_per_leaf));
+    all_to_all = rank_bandwidth * shape.uniform;
   } else if (const auto* rail = std::get_if<RailOptimized>(&topo.fabric)) {
-    shape = tree_shape(rail->tree, span_nodes);
+    // Direct: a NIC's traffic stays on its rail leaf only for the same rail in the same scalable unit.
+    const int unit_nodes = std::min(traffic.nodes, ceil_div(rail->nodes_per_unit, traffic.node_step));
+    const double direct_leaving =
+        traffic.nodes > 1 ? 1.0 - (unit_nodes - 1.0) / ((traffic.nodes - 1.0) * rails) : 0.0;
+    shape = tree_shape(rail->tree, traffic, direct_leaving);
+    const ScaleOutShape rail_aligned =
+        tree_shape(rail->tree, traffic, leaving_share(traffic, rail->nodes_per_unit));
+    const BytesPerSecond direct = rank_bandwidth * shape.uniform;
+    const BytesPerSecond via_scale_up =
+        relayed(rank_bandwidth * rail_aligned.uniform, cross_rail, topo.scale_up.bandwidth);
+    path.cross_rail_via_scale_up = via_scale_up > direct;
+    all_to_all = std::max(direct, via_scale_up);
   } else if (const auto* rail_only = std::get_if<RailOnly>(&topo.fabric)) {
-    shape = tree_shape(rail_only->rail_tree, span_nodes);
-    path.cross_rail_via_scale_up = path.ranks_per_node > 1 || comm.stride % topo.gpus_per_node != 0;
+    shape = tree_shape(rail_only->rail_tree, traffic,
+                       leaving_share(traffic, rail_only->rail_tree.nodes_per_leaf));
+    path.cross_rail_via_scale_up = rails > 1;
+    all_to_all = relayed(rank_bandwidth * shape.uniform, cross_rail, topo.scale_up.bandwidth);
   } else if (const auto* df = std::get_if<DragonflyPlus>(&topo.fabric)) {
-    shape = dragonfly_shape(*df, span_nodes, topo.nics_per_node);
+    shape = dragonfly_shape(*df, traffic, topo.nics_per_node);
+    all_to_all = rank_bandwidth * shape.uniform;
   }
-  out.bandwidth = rank_bandwidth * shape.bandwidth_factor;
-  out.all_to_all_bandwidth = out.bandwidth;
-  out.line_rate = rank_line * shape.bandwidth_factor;
+  out.bandwidth = rank_bandwidth * shape.neighbour;
+  out.all_to_all_bandwidth = all_to_all;
+  out.line_rate = rank_line * shape.neighbour;
   out.hops = out.far_hops = shape.hops;
   out.latency = out.far_latency = topo.link_latency + topo.switch_latency * shape.hops;
   if (topo.sharp) out.reduction_bandwidth = out.bandwidth;

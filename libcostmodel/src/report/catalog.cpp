@@ -102,6 +102,16 @@ std::vector<ColumnOf<LinkSpec>> link_fields() {
   };
 }
 
+/// "128 x 400, 256 x 200" (ports x Gb/s), "-" for none.
+Json breakouts_text(const SwitchSpec& s) {
+  std::string text;
+  for (const PortMode& mode : s.breakouts) {
+    if (!text.empty()) text += ", ";
+    text += std::to_string(mode.radix) + " x " + format_number(mode.port_bandwidth.value / kGigabitPerSecond);
+  }
+  return text.empty() ? Json() : Json(text);
+}
+
 std::vector<ColumnOf<SwitchSpec>> switch_fields() {
   return {
       {"name", "name", "", 1, [](const SwitchSpec& s) { return Json(s.name); }},
@@ -109,6 +119,22 @@ std::vector<ColumnOf<SwitchSpec>> switch_fields() {
       {"radix", "radix", "ports", 1, [](const SwitchSpec& s) { return Json(s.radix); }},
       {"port_bandwidth_Bps", "port speed", "Gb/s", kGigabitPerSecond,
        [](const SwitchSpec& s) { return Json(s.port_bandwidth.value); }},
+      {"breakouts", "breakouts", "ports x Gb/s", 1, breakouts_text, 4, Audience::kPeople},
+      {"breakout_radix", "", "", 1,
+       [](const SwitchSpec& s) {
+         Json radix = Json::array();
+         for (const PortMode& mode : s.breakouts) radix.push_back(Json(mode.radix));
+         return radix;
+       },
+       4, Audience::kMachines},
+      {"breakout_port_bandwidth_Bps", "", "", 1,
+       [](const SwitchSpec& s) {
+         Json bandwidth = Json::array();
+         for (const PortMode& mode : s.breakouts) bandwidth.push_back(Json(mode.port_bandwidth.value));
+         return bandwidth;
+       },
+       4, Audience::kMachines},
+      {"cages", "cages", "", 1, [](const SwitchSpec& s) { return Json(s.cages > 0 ? s.cages : s.radix); }},
       {"latency_s", "latency", "ns", kNano, [](const SwitchSpec& s) { return Json(s.latency.value); }},
       {"power_w", "power", "W", 1, [](const SwitchSpec& s) { return Json(s.power.value); }},
       {"price_usd", "price", "$", 1, [](const SwitchSpec& s) { return Json(s.price.value); }, 6},

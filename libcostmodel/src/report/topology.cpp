@@ -46,6 +46,10 @@ std::vector<ColumnOf<FabricOption>> topology_fields() {
       {"gpus", "GPUs", "", 1, built([](const Topology& t) { return t.gpus; })},
       {"nodes", "nodes", "", 1, built([](const Topology& t) { return t.nodes; })},
       {"tiers", "tiers", "", 1, built([](const Topology& t) { return t.inventory.tiers; })},
+      {"switch_radix", "radix", "", 1,
+       [](const FabricOption& r) {
+         return r.topology && r.topology->switch_radix > 0 ? Json(r.topology->switch_radix) : Json();
+       }},
       {"tier_names", "tier names", "", 1,
        [](const FabricOption& r) { return r.topology ? tier_names(r.topology->inventory) : Json(); }, 4,
        Audience::kMachines},
@@ -64,6 +68,8 @@ std::vector<ColumnOf<FabricOption>> topology_fields() {
        built([](const Topology& t) { return t.inventory.direct_links; })},
       {"optical_transceivers", "optics", "", 1,
        built([](const Topology& t) { return t.inventory.optical_transceivers; })},
+      {"optical_modules", "modules", "", 1,
+       built([](const Topology& t) { return t.inventory.optical_modules; })},
       {"nics", "NICs", "", 1, built([](const Topology& t) { return t.inventory.nics; })},
       {"cables", "cables", "", 1, built([](const Topology& t) { return t.inventory.cables; })},
       {"scale_up_domains", "scale-up domains", "", 1,
@@ -93,6 +99,11 @@ Table topology_table(const Topology& t, const ClusterSpec& cluster) {
   const auto add = [&](const std::string& label, Json value) {
     table.rows.push_back({Json(label), std::move(value)});
   };
+  if (t.switch_radix > 0) {
+    add("switch ports (at the NIC's speed)", std::to_string(t.switch_radix) + " x " +
+                                                 format_number(t.nic_line_rate.value * 8.0 / kGiga) +
+                                                 " Gb/s");
+  }
   add("switch tiers", inv.tiers);
   for (int k = 0; k < inv.tiers && k < kMaxSwitchTiers; ++k) {
     add("  " + std::string(inv.tier_names[k]) + " switches", inv.switches_per_tier[k]);
@@ -102,7 +113,8 @@ Table topology_table(const Topology& t, const ClusterSpec& cluster) {
   add("switch links", inv.switch_links);
   add("  of which global links", inv.global_links);
   if (inv.direct_links > 0) add("direct links (NIC to NIC)", inv.direct_links);
-  add("optical transceivers", inv.optical_transceivers);
+  add("optical transceivers (port ends)", inv.optical_transceivers);
+  add("optical modules", inv.optical_modules);
   add("NICs", inv.nics);
   add("cables", inv.cables);
   add("scale-up domains", inv.scale_up_domains);
@@ -112,7 +124,14 @@ Table topology_table(const Topology& t, const ClusterSpec& cluster) {
   add("bisection (GB/s per direction)", t.bisection.value / kGiga);
   table.notes = {
       "capex and power: switches, NICs and optical transceivers at catalog prices; cables and the "
-      "scale-up (NVSwitch) hardware are not counted"};
+      "scale-up (NVSwitch) hardware are not counted",
+      "optical modules: one per optical NIC port, one per " + std::to_string(t.ports_per_module) +
+          " switch port" + (t.ports_per_module > 1 ? "s" : "") + " (a module per cage)"};
+  if (t.kind == TopologyKind::kRailOnly && t.nics_per_node > 1) {
+    table.notes.emplace_back(
+        "rail-only: no network link joins two rails, so a cut between rails crosses none (bisection 0); "
+        "cross-rail traffic relays over the scale-up domain");
+  }
   return table;
 }
 
@@ -133,7 +152,10 @@ Table fabrics_table(const std::vector<FabricOption>& options, const ClusterSpec&
                 base.switch_spec.name + ")";
   table.notes = {
       "capex and power: switches, NICs and optical transceivers at catalog prices; bisection per "
-      "direction at line rate; torus diameter in link hops"};
+      "direction at line rate (rail-only: 0, no network link joins two rails); torus diameter in link hops",
+      "radix: switch ports at the NIC's speed (a breakout where the NIC is slower than the native port); "
+      "optics: transceivers, one per optical port end; modules: pluggable modules (a twin-port module "
+      "serves two switch ports)"};
   return table;
 }
 

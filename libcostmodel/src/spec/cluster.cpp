@@ -25,8 +25,8 @@ std::string_view describe(TopologyKind kind) {
       return "one switch network per rail and none between rails; cross-rail traffic goes over NVLink "
              "(Wang et al. 2023)";
     case TopologyKind::kDragonflyPlus:
-      return "groups of leaf/spine switches with all-to-all global links between groups (Shpiner et al. "
-             "2017)";
+      return "groups of leaf/spine switches with all-to-all global links between groups, routed adaptive "
+             "(default) or minimal (Shpiner et al. 2017)";
     case TopologyKind::kTorus2D:
       return "switchless 2D torus: each node linked to its 4 neighbours with wraparound";
     case TopologyKind::kTorus3D:
@@ -39,6 +39,16 @@ std::optional<TopologyKind> parse_topology_kind(std::string_view name) {
   for (size_t i = 0; i < kTopologyNames.size(); ++i) {
     if (kTopologyNames[i] == name) return static_cast<TopologyKind>(i);
   }
+  return std::nullopt;
+}
+
+std::string_view to_string(Routing routing) {
+  return routing == Routing::kMinimal ? "minimal" : "adaptive";
+}
+
+std::optional<Routing> parse_routing(std::string_view name) {
+  if (name == "minimal") return Routing::kMinimal;
+  if (name == "adaptive") return Routing::kAdaptive;
   return std::nullopt;
 }
 
@@ -94,6 +104,13 @@ std::vector<std::string> validate(const ClusterSpec& c) {
       c.topology != TopologyKind::kTorus3D) {
     reasons.push_back("switch radix must be at least 2");
   }
+  for (const PortMode& mode : c.switch_spec.breakouts) {
+    if (mode.radix < 2 || !(mode.port_bandwidth.value > 0.0)) {
+      reasons.push_back("switch breakouts need at least 2 ports of a positive bandwidth");
+      break;
+    }
+  }
+  if (c.switch_spec.cages < 0) reasons.push_back("switch cages must not be negative");
   if (!(c.gpu.hbm.value > 0.0)) reasons.push_back("gpu hbm must be positive");
   const bool switched = c.topology != TopologyKind::kTorus2D && c.topology != TopologyKind::kTorus3D;
   if (c.in_network == InNetworkReduction::kNvls) {

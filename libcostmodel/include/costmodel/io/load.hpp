@@ -43,6 +43,7 @@ struct ClusterOptions {
   std::optional<std::string> switch_name;
   std::optional<double> oversubscription;
   std::optional<std::string> in_network;  ///< "sharp" or "none" (scale_out.in_network)
+  std::optional<std::string> routing;     ///< "minimal" or "adaptive" (Dragonfly+)
 };
 
 /// 1,024 GPUs of catalog entry `gpu` in its typical nodes (data/gpus.yaml `node:`: GPUs per node, link, NICs,

@@ -25,7 +25,10 @@ struct Inventory {
   int switch_links = 0;          ///< switch-to-switch links, including dragonfly+ global links
   int global_links = 0;          ///< of switch_links: dragonfly+ links between groups
   int direct_links = 0;          ///< NIC-to-NIC links of a switchless torus
-  int optical_transceivers = 0;  ///< one per end of every optical cable
+  int optical_transceivers = 0;  ///< optical port ends: one per end of every optical cable
+  /// Pluggable optical modules: one per optical NIC port; on the switches one per `ports_per_module` optical
+  /// ports (an NDR twin-port OSFP serves two 400G ports), so fewer than `optical_transceivers`.
+  int optical_modules = 0;
   int nics = 0;
   int cables = 0;
   int scale_up_domains = 0;  ///< NVLink domains (NVL8 boards, NVL72 racks)
@@ -54,6 +57,7 @@ struct FatTree {
   int pods = 1;            ///< 3 tiers: groups of radix/2 leaves under one set of aggregation switches
   int nodes_per_leaf = 1;  ///< nodes whose traffic stays inside one leaf (rail-aligned: one scalable unit)
   int nodes_per_pod = 1;   ///< nodes whose traffic stays below the spine/aggregation tier
+  int node_ports_per_leaf = 1;  ///< NIC ports a node has on one leaf: all of them, or one on a rail leaf
 };
 
 /// NIC k of every node on rail leaf k of its scalable unit; one Clos above all rail leaves.
@@ -82,6 +86,7 @@ struct DragonflyPlus {
   int global_ports_per_group = 0;
   int nodes_per_leaf = 1;
   int nodes_per_group = 1;
+  Routing routing = Routing::kAdaptive;  ///< between groups: direct global links only, or also detours
 };
 
 /// Direct k1 x k2 (x k3) torus with wrap-around; a vertex is a node, its NICs split over 2·D directions.
@@ -98,7 +103,12 @@ struct Topology {
   NvSwitchDomain scale_up;
   Inventory inventory;
   int diameter = 0;  ///< switches on the longest minimal NIC-to-NIC path; torus: link hops Σ⌊kᵢ/2⌋
-  BytesPerSecond bisection;  ///< per direction, at line rate
+  /// Per direction, at line rate: the smallest capacity of the network links (scale-out) a cut into two
+  /// halves of the NICs crosses. Rail-only: 0, since a cut between rails crosses no network link (cross-rail
+  /// traffic relays over the scale-up domain).
+  BytesPerSecond bisection;
+  int switch_radix = 0;      ///< switch ports at the port speed the fabric runs (native, or a breakout)
+  int ports_per_module = 1;  ///< switch ports one pluggable module (cage) serves at that speed
 
   int gpus = 0;
   int gpus_per_node = 1;
@@ -129,15 +139,19 @@ struct Communicator {
 
 /// One level of a communicator's path, per rank and per direction.
 struct LevelPath {
-  int ranks = 1;                        ///< scale-up: ranks per domain; scale-out: domains spanned
-  BytesPerSecond bandwidth;             ///< achievable, neighbour traffic (ring, tree, halving-doubling)
-  BytesPerSecond all_to_all_bandwidth;  ///< achievable when every rank sends to every other
-  BytesPerSecond line_rate;             ///< `bandwidth` at line rate, the bound for busbw
-  BytesPerSecond reduction_bandwidth;   ///< in-network reduction (NVLS / SHARP); 0 if unavailable
-  Seconds latency;                      ///< one step to a neighbour: link + switch latency x hops
-  Seconds far_latency;                  ///< one step to the farthest rank
-  int hops = 0;                         ///< switches to a neighbour (torus: links)
-  int far_hops = 0;                     ///< switches to the farthest rank (torus: links)
+  int ranks = 1;  ///< scale-up: ranks per domain; scale-out: domains spanned
+  /// Achievable, neighbour traffic (ring, tree, halving-doubling, send/recv): few flows cross a leaf's
+  /// uplinks or a Dragonfly+ group's global links, so a taper binds only when they outnumber those links.
+  BytesPerSecond bandwidth;
+  /// Achievable when every rank sends to every other: takes a taper in proportion to the traffic that
+  /// crosses it. Rail-only: includes the serialized NVLink relay of cross-rail traffic (Wang et al. 2023 §5).
+  BytesPerSecond all_to_all_bandwidth;
+  BytesPerSecond line_rate;            ///< `bandwidth` at line rate, the bound for busbw
+  BytesPerSecond reduction_bandwidth;  ///< in-network reduction (NVLS / SHARP); 0 if unavailable
+  Seconds latency;                     ///< one step to a neighbour: link + switch latency x hops
+  Seconds far_latency;                 ///< one step to the farthest rank
+  int hops = 0;                        ///< switches to a neighbour (torus: links)
+  int far_hops = 0;                    ///< switches to the farthest rank (torus: links)
 };
 
 /// What a communicator sees: plain numbers, no allocation.

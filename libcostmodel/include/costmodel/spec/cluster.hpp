@@ -21,6 +21,14 @@ inline constexpr int kTopologyKindCount = 6;  ///< values of TopologyKind
 /// The kind named `name` (as to_string spells it), or nullopt.
 [[nodiscard]] std::optional<TopologyKind> parse_topology_kind(std::string_view name);
 
+/// How a Dragonfly+ routes between groups: only over the direct global links (minimal), or also through an
+/// intermediate group when the direct links are busy (adaptive: UGAL/Valiant, Kim et al. 2008 §4).
+enum class Routing { kMinimal, kAdaptive };
+/// "minimal", "adaptive".
+[[nodiscard]] std::string_view to_string(Routing routing);
+/// The routing named `name`, or nullopt.
+[[nodiscard]] std::optional<Routing> parse_routing(std::string_view name);
+
 /// One training cluster: every field SI; catalog entries are copied in, so the spec stands alone.
 struct ClusterSpec {
   GpuSpec gpu;            ///< the GPU model (a catalog entry or one built in code)
@@ -39,6 +47,10 @@ struct ClusterSpec {
   /// switch says whether it can (SwitchSpec::in_network_reduction), the cluster whether it is on. NCCL keeps
   /// CollNet/SHARP off unless NCCL_COLLNET_ENABLE=1 (src/tuning/nvls.cc, collnet.cc), so kNone by default.
   InNetworkReduction in_network = InNetworkReduction::kNone;
+
+  /// Dragonfly+ inter-group routing; adaptive by default, as InfiniBand Dragonfly+ runs it (Shpiner et al.
+  /// 2017). Other fabrics route over equal-cost paths only and ignore it.
+  Routing routing = Routing::kAdaptive;
 
   /// Number of nodes (servers), rounded up.
   [[nodiscard]] int nodes() const { return (gpus + gpus_per_node - 1) / gpus_per_node; }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "costmodel/units.hpp"
 
@@ -126,16 +127,27 @@ enum class InNetworkReduction { kNone, kSharp, kNvls };
 /// "none", "sharp", "nvls".
 [[nodiscard]] std::string_view to_string(InNetworkReduction reduction);
 
+/// One way to run a switch's ports: `radix` ports of `port_bandwidth` each (its native speed, or a breakout
+/// of the same SerDes into more, slower ports: a 51.2 Tb/s switch is 64 x 800G or 128 x 400G).
+struct PortMode {
+  int radix = 0;                  ///< ports
+  BytesPerSecond port_bandwidth;  ///< per port, per direction
+};
+
 /// A network switch of the catalog.
 struct SwitchSpec {
-  std::string name;               ///< catalog name, e.g. "qm9700"
-  std::string vendor;             ///< "nvidia", "broadcom", ...
-  int radix = 0;                  ///< ports at port_bandwidth
-  BytesPerSecond port_bandwidth;  ///< per port, per direction, B/s
-  Seconds latency;                ///< port to port, s
-  Watts power;                    ///< whole switch, W
-  Usd price;                      ///< whole switch, USD
-  bool price_estimate = true;     ///< price is an estimate, not a list price
+  std::string name;                 ///< catalog name, e.g. "qm9700"
+  std::string vendor;               ///< "nvidia", "broadcom", ...
+  int radix = 0;                    ///< ports at port_bandwidth (the native speed)
+  BytesPerSecond port_bandwidth;    ///< per port, per direction, B/s
+  std::vector<PortMode> breakouts;  ///< further port modes the switch supports (split cages), native excluded
+  /// Front-panel transceiver cages, one pluggable module each; 0: one per native port. A cage serves
+  /// radix/cages ports of a mode (NDR QM9700: 32 twin-port OSFP cages serve 64 x 400G).
+  int cages = 0;
+  Seconds latency;             ///< port to port, s
+  Watts power;                 ///< whole switch, W
+  Usd price;                   ///< whole switch, USD
+  bool price_estimate = true;  ///< price is an estimate, not a list price
   InNetworkReduction in_network_reduction = InNetworkReduction::kNone;  ///< reductions the switch performs
   std::string source;                                                   ///< where the numbers come from
 };
