@@ -48,9 +48,10 @@ std::string side_note(const std::vector<GpuCountResult>& side, const GpuCountRes
   for (const auto& c : side) {
     (c.best ? lost : c.fastest ? missed : none).push_back(&c);
   }
-  const auto range = [](const std::vector<const GpuCountResult*>& v) {
-    return v.size() == 1 ? std::to_string(v.front()->gpus)
-                         : std::to_string(v.front()->gpus) + "-" + std::to_string(v.back()->gpus);
+  const auto counts = [](const std::vector<const GpuCountResult*>& v) {
+    return v.size() == 1 ? std::to_string(v.front()->gpus) + " GPUs"
+                         : std::to_string(v.size()) + " counts from " + std::to_string(v.front()->gpus) + " to " +
+                               std::to_string(v.back()->gpus) + " GPUs";
   };
   std::vector<std::string> parts;
   if (!missed.empty()) {
@@ -58,15 +59,15 @@ std::string side_note(const std::vector<GpuCountResult>& side, const GpuCountRes
     const GpuCountResult* nearest = *std::min_element(missed.begin(), missed.end(), [](auto* a, auto* b) {
       return days_of(*a->fastest) < days_of(*b->fastest);
     });
-    parts.push_back(range(missed) + " GPUs miss the deadline (" + std::to_string(nearest->gpus) +
-                    " GPUs need " + format_number(days_of(*nearest->fastest), 3) + " days at best)");
+    parts.push_back(counts(missed) + " miss the deadline (" + std::to_string(nearest->gpus) + " GPUs need " +
+                    format_number(days_of(*nearest->fastest), 3) + " days at best)");
   }
   if (!lost.empty()) {
     const GpuCountResult* nearest = label == "smaller" ? lost.back() : lost.front();
-    parts.push_back(range(lost) + " GPUs meet it at a higher " + std::string(describe(request.objective)) +
-                    " (" + std::to_string(nearest->gpus) + " GPUs: " + verdict(*nearest, chosen, request) + ")");
+    parts.push_back(counts(lost) + " meet it at a higher " + std::string(describe(request.objective)) + " (" +
+                    std::to_string(nearest->gpus) + " GPUs: " + verdict(*nearest, chosen, request) + ")");
   }
-  if (!none.empty()) parts.push_back(range(none) + " GPUs fit no split in memory");
+  if (!none.empty()) parts.push_back(counts(none) + " have no valid split that fits in memory");
   std::string text = label + " clusters lost: ";
   for (size_t i = 0; i < parts.size(); ++i) text += (i == 0 ? "" : "; ") + parts[i];
   return text;
@@ -148,18 +149,40 @@ Table gpu_counts_table(const PlanResult& result, const PlanRequest& request) {
                    {"switches", "switches", "", 1.0, 6},  {"capex_usd", "capex", "M$", 1e6, 4},
                    {"training_days", "days", "", 1.0, 4}, {"cost_usd", "cost", "M$", 1e6, 4},
                    {"goodput", "goodput", "%", 0.01, 3},  {"verdict", "verdict", "", 1.0, 4}};
-  // The chosen count, four neighbours either side and the ends of the range.
-  constexpr std::ptrdiff_t kNeighbours = 4;
-  const std::ptrdiff_t at = chosen_at - counts.begin();
-  const auto last = static_cast<std::ptrdiff_t>(counts.size()) - 1;
-  for (std::ptrdiff_t i = 0; i <= last; ++i) {
-    if (i != 0 && i != last && std::abs(i - at) > kNeighbours) continue;
-    const GpuCountResult& c = counts[static_cast<size_t>(i)];
-    const StepEstimate* b = c.best ? &*c.best : nullptr;
-    table.rows.push_back({Json(c.gpus), b ? Json(fabric_name(*b)) : Json(), b ? Json(b->switches) : Json(),
+  // The chosen count, the four nearest either side that fit some split, and the ends of the range; the
+  // counts where nothing fits are in the notes only.
+  constexpr int kNeighbours = 4;
+  std::vector<const GpuCountResult*> shown;
+  int below = 0;
+  for (auto it = chosen_at; it != counts.begin() && below < kNeighbours;) {
+    --it;
+    if (it->fastest) {
+      shown.insert(shown.begin(), &*it);
+      ++below;
+    }
+  }
+  if (const auto first = std::find_if(counts.begin(), chosen_at, [](const auto& c) { return c.fastest; });
+      first != chosen_at && (shown.empty() || shown.front() != &*first)) {
+    shown.insert(shown.begin(), &*first);
+  }
+  shown.push_back(&chosen);
+  int above = 0;
+  const GpuCountResult* last_shown = nullptr;
+  for (auto it = chosen_at + 1; it != counts.end(); ++it) {
+    if (!it->fastest) continue;
+    if (above < kNeighbours) {
+      shown.push_back(&*it);
+      ++above;
+    }
+    last_shown = &*it;
+  }
+  if (last_shown && shown.back() != last_shown) shown.push_back(last_shown);
+  for (const GpuCountResult* c : shown) {
+    const StepEstimate* b = c->best ? &*c->best : nullptr;
+    table.rows.push_back({Json(c->gpus), b ? Json(fabric_name(*b)) : Json(), b ? Json(b->switches) : Json(),
                           b ? Json(b->capex.value) : Json(), b ? Json(days_of(*b)) : Json(),
-                          b && b->cost() ? Json(b->cost()->value) : Json(),
-                          b ? Json(b->goodput.fraction) : Json(), Json(verdict(c, chosen, request))});
+                          b && b->cost() ? Json(b->cost()->value) : Json(), b ? Json(b->goodput.fraction) : Json(),
+                          Json(verdict(*c, chosen, request))});
   }
   const std::vector<GpuCountResult> smaller(counts.begin(), chosen_at);
   const std::vector<GpuCountResult> larger(chosen_at + 1, counts.end());
@@ -196,7 +219,16 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
       "top " + std::to_string(result.top.size()) + " by " + std::string(to_string(request.objective)) + "; " +
           basis,
       true, deadline));
-  tables.front().preamble = {describe_cluster(result.cluster)};
+  std::string cluster = describe_cluster(result.cluster);
+  if (deadline) {
+    // The GPU count is what the search varies: name its range instead of the base cluster's count.
+    const std::string base = "cluster: " + std::to_string(result.cluster.gpus) + " x ";
+    if (cluster.rfind(base, 0) == 0) {
+      cluster = "cluster: " + std::to_string(request.deadline->min_gpus) + "-" +
+                std::to_string(request.deadline->max_gpus) + " x " + cluster.substr(base.size());
+    }
+  }
+  tables.front().preamble = {cluster};
   if (pareto) {
     tables.push_back(configurations_table(result.pareto, "Pareto front of (" + to_string(request.pareto) + ")",
                                           true, deadline));
