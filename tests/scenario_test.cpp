@@ -301,9 +301,47 @@ TEST_CASE("example 6: optics power — the CPO saving is the per-transceiver del
   CHECK(cpo.best.front().network_capex.value < pluggable.best.front().network_capex.value);
 }
 
+TEST_CASE("example 7: cluster size — goodput falls and the run's TCO rises with the GPU count") {
+  const Ran ran = run_example("cluster-size.yaml");
+  const std::vector<std::string> sizes = {"4096", "8192", "16384", "32768", "65536"};
+  // 16K GPUs at the default rate: Llama 3's cluster, 419 / 54 = 7.76 interruptions a day and a goodput
+  // between 0.85 and 0.97 (Dubey et al. 2024 §3.3.4: "higher than 90%" effective training time).
+  const StepEstimate& llama = best(ran, {"10min", "16384"});
+  REQUIRE(llama.interruptions.has_value());
+  CHECK(*llama.interruptions / days(llama) == doctest::Approx(419.0 / 54).epsilon(1e-9));
+  CHECK(llama.goodput.fraction > 0.85);
+  CHECK(llama.goodput.fraction < 0.97);
+  for (const char* restart : {"10min", "2min"}) {
+    CAPTURE(restart);
+    for (size_t k = 1; k < sizes.size(); ++k) {
+      CAPTURE(sizes[k]);
+      const StepEstimate& smaller = best(ran, {restart, sizes[k - 1]});
+      const StepEstimate& larger = best(ran, {restart, sizes[k]});
+      // Twice the GPUs: goodput falls, so the wall-clock days fall by less than the failure-free ones...
+      CHECK(larger.goodput.fraction < smaller.goodput.fraction);
+      CHECK(days(smaller) / days(larger) < ideal_days(smaller) / ideal_days(larger));
+      CHECK(days(larger) < days(smaller));
+      // ...and the capex doubles with the GPUs and the fabric (more tiers, more switches per GPU).
+      CHECK(larger.capex.value >= 2 * smaller.capex.value * 0.99);
+    }
+  }
+  // The TCO of the same run rises with the GPU count at a 10-min restart (the capex of the lost hours), and
+  // much less with a 2-min one: at 64K GPUs the restart time decides whether the bigger cluster pays.
+  const double tco_4k = best(ran, {"10min", "4096"}).tco->value;
+  const double tco_64k = best(ran, {"10min", "65536"}).tco->value;
+  const double quick_64k = best(ran, {"2min", "65536"}).tco->value;
+  CHECK(tco_64k > 1.1 * tco_4k);
+  CHECK(quick_64k < tco_64k);
+  CHECK(best(ran, {"2min", "65536"}).goodput.fraction > best(ran, {"10min", "65536"}).goodput.fraction + 0.1);
+  // TCO = capex x wall-clock / 4 years + energy (the run's share of the cluster's life).
+  const StepEstimate& e = best(ran, {"10min", "65536"});
+  CHECK(e.tco->value ==
+        doctest::Approx(e.capex.value * e.training_time->value / (4 * kSecondsPerYear) + e.energy_cost->value));
+}
+
 TEST_CASE("every example loads, runs in well under a second of planning each, and charts its series") {
   for (const char* name : {"gpt3-175b-1024-a100.yaml", "link-speed.yaml", "fabric-choice.yaml",
-                           "scale-up-domain.yaml", "compression.yaml", "optics-power.yaml"}) {
+                           "scale-up-domain.yaml", "compression.yaml", "optics-power.yaml", "cluster-size.yaml"}) {
     CAPTURE(name);
     const Scenario scenario =
         load_scenario_file(std::string(COSTMODEL_TEST_SOURCE_DIR) + "/examples/" + name, catalog());

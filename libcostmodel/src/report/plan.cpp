@@ -59,13 +59,15 @@ std::string side_note(const std::vector<GpuCountResult>& side, const GpuCountRes
     const GpuCountResult* nearest = *std::min_element(missed.begin(), missed.end(), [](auto* a, auto* b) {
       return days_of(*a->fastest) < days_of(*b->fastest);
     });
-    parts.push_back(counts(missed) + " miss the deadline (" + std::to_string(nearest->gpus) + " GPUs need " +
-                    format_number(days_of(*nearest->fastest), 3) + " days at best)");
+    const std::string who = missed.size() == 1 ? "" : std::to_string(nearest->gpus) + " GPUs need ";
+    parts.push_back(counts(missed) + " miss the deadline (" + who + format_number(days_of(*nearest->fastest), 3) +
+                    " days at best)");
   }
   if (!lost.empty()) {
     const GpuCountResult* nearest = label == "smaller" ? lost.back() : lost.front();
-    parts.push_back(counts(lost) + " meet it at a higher " + std::string(describe(request.objective)) + " (" +
-                    std::to_string(nearest->gpus) + " GPUs: " + verdict(*nearest, chosen, request) + ")");
+    const std::string who = lost.size() == 1 ? "" : std::to_string(nearest->gpus) + " GPUs: ";
+    parts.push_back(counts(lost) + " meet it at a higher " + std::string(describe(request.objective)) + " (" + who +
+                    verdict(*nearest, chosen, request) + ")");
   }
   if (!none.empty()) parts.push_back(counts(none) + " have no valid split that fits in memory");
   std::string text = label + " clusters lost: ";
