@@ -93,6 +93,18 @@ std::vector<GoldenCase> cases() {
       {"plan-deadline.txt",
        {"plan", "--model", "llama3-8b", "--gpu", "h100-sxm", "--link", "ib-ndr-400g", "--tokens", "1T",
         "--deadline-days", "20", "--gpus-range", "64:256", "--top", "3"}},
+      // The buyer's question over three fabrics: why smaller and larger clusters lost.
+      {"plan-deadline-fabrics.txt",
+       {"plan", "--model", "llama3-8b", "--gpu", "h100-sxm", "--tokens", "1T", "--deadline-days", "10",
+        "--gpus-range", "64:512", "--topology", "fat-tree,fat-tree:4,torus-3d", "--top", "3"}},
+      // Rental cost without interruptions: the failure-free days and GPU-hours cost of before goodput.
+      {"plan-rental.txt", with(plan, {"--cost-basis", "rental", "--gpu-mtbf", "off", "--top", "3"})},
+      {"estimate-economics.json",
+       with(estimate,
+            {"--format", "json", "--async-checkpoint", "on", "--restart-time", "5min", "--pue", "1.2",
+             "--electricity", "0.1", "--amortization-years", "5", "--checkpoint-bandwidth", "4GB/s"})},
+      {"scenario-cluster-size.txt",
+       {"scenario", std::string(COSTMODEL_TEST_SOURCE_DIR) + "/examples/cluster-size.yaml"}},
       {"plan-infeasible.txt",
        {"plan", "--model", "gpt3-175b", "--gpu", "v100-32gb", "--gpus", "8", "--global-batch", "8"},
        3},

@@ -62,7 +62,9 @@ const std::string kConfiguration =
     "{tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,recompute,zero,dtype,sequence_parallel,overlap,compression,"
     "topology,oversubscription,step_time_s,tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,hfu,"
     "memory_per_gpu_bytes,fits_memory,breakdown,memory,training_days,cost_usd,energy_kwh,switches,"
-    "network_cost_usd,power_w,gpus,parameters,active_parameters,cluster,schema_version}\n";
+    "network_cost_usd,power_w,cost_basis,rental_cost_usd,capex_usd,gpu_capex_usd,network_capex_usd,tco_usd,"
+    "energy_usd,goodput,ideal_days,interruptions,cluster_mtbf_s,checkpoint_time_s,checkpoint_interval_s,gpus,"
+    "parameters,active_parameters,cluster,schema_version}\n";
 const std::string kBreakdown =
     "{compute_s,tp_comm_s,cp_comm_s,ep_comm_s,pp_comm_s,pp_bubble_s,dp_comm_s,dp_comm_exposed_s,optimizer_s}"
     "\n";
@@ -91,15 +93,24 @@ const std::vector<std::string> kEstimate = {
 TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
   CHECK(json_shape(with(kEstimate, {"--format", "json"})) == configuration_at(""));
   CHECK(json_shape(with(kPlan, {"--format", "json"})) ==
-        "{configs,pareto,evaluated,feasible,elapsed_s,rejected,skipped_topologies,schema_version}\n" +
+        "{configs,pareto,gpu_counts,evaluated,feasible,elapsed_s,rejected,skipped_topologies,schema_version}"
+        "\n" +
             configuration_at("configs[].") + configuration_at("pareto[].") +
             "rejected.{bad_product,heads_indivisible,layers_indivisible,batch_indivisible,seq_indivisible,"
             "experts_indivisible,dtype_unsupported,bad_degree,out_of_memory,deadline_missed}\n");
-  CHECK(
-      csv_header(with(kPlan, {"--format", "csv"})) ==
-      "rank,tp,pp,dp,cp,ep,vpp,micro_batch,recompute,zero,sequence_parallel,overlap,topology,step_time_s,"
-      "model_tflops_per_gpu,mfu,memory_per_gpu_bytes,fits_memory,comm_share,training_days,cost_usd,switches,"
-      "schema_version");
+  const std::string plan_csv =
+      "tp,pp,dp,cp,ep,vpp,micro_batch,recompute,zero,sequence_parallel,overlap,topology,step_time_s,"
+      "model_tflops_per_gpu,mfu,memory_per_gpu_bytes,fits_memory,comm_share,training_days,cost_usd,capex_usd,"
+      "switches,schema_version";
+  CHECK(csv_header(with(kPlan, {"--format", "csv"})) == "rank," + plan_csv);
+  // A deadline search: gpus in every configuration and a row per GPU count searched.
+  const std::vector<std::string> deadline = {
+      "plan", "--model",      "llama3-8b", "--gpu", "h100-sxm", "--tokens", "1T", "--deadline-days",
+      "20",   "--gpus-range", "64:128",    "--top", "1"};
+  CHECK(csv_header(with(deadline, {"--format", "csv"})) == "rank,gpus," + plan_csv);
+  const std::string shape = json_shape(with(deadline, {"--format", "json"}));
+  CHECK(shape.find("gpu_counts[].{gpus,feasible,topology,oversubscription,switches,capex_usd,training_days,"
+                   "cost_usd,fastest_days}\n") != std::string::npos);
   CHECK(csv_header(with(kEstimate, {"--format", "csv"})) == "key,value");
 }
 
@@ -133,7 +144,8 @@ TEST_CASE("catalog: every catalog's fields") {
       "hbm_bytes,hbm_bandwidth_Bps,host_link_Bps,scale_up_bandwidth_Bps,scale_up_domain,scale_up_latency_s,"
       "scale_up_in_network_"
       "reduction,"
-      "scale_up_efficiency,tdp_w,price_usd,price_estimate,hourly_price_usd_per_h,efficiency_gemm,"
+      "scale_up_efficiency,tdp_w,price_usd,price_estimate,hourly_price_usd_per_h,server_price_usd_per_gpu,"
+      "server_power_w_per_gpu,efficiency_gemm,"
       "efficiency_gemm_half_size,efficiency_hbm,efficiency_attention,efficiency_overlap,memory_reserve_bytes,"
       "scale_up_in_network_efficiency,efficiency_fitted,source";
   const std::string links =
@@ -182,6 +194,10 @@ TEST_CASE("validate, calibrate and scenario") {
       csv_header({"scenario", scenario, "--format", "csv"}) ==
       "variant,training.overlap,training.compression,split,zero,step_time_s,mfu,dp_comm_s,dp_comm_exposed_s,"
       "optimizer_s,comm_share,training_days,cost_usd,speedup,cost_delta,note,schema_version");
+  const std::string sizes = std::string(COSTMODEL_TEST_SOURCE_DIR) + "/examples/cluster-size.yaml";
+  CHECK(csv_header({"scenario", sizes, "--format", "csv"}) ==
+        "training.restart_time,cluster.gpus,split,mfu,ideal_days,goodput,interruptions,checkpoint_interval_s,"
+        "training_days,capex_usd,energy_usd,tco_usd,cost_delta,note,schema_version");
   CHECK(json_shape({"scenario", scenario, "--format", "json"}) ==
         "{scenario,dimensions,rows,elapsed_s,schema_version}\n"
         "rows[].{variant,training.overlap,training.compression,configurations,evaluated,feasible,comm_share,"

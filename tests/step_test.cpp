@@ -51,16 +51,31 @@ TEST_CASE("GPT-3 175B on 1,024 A100: about 34 days at about 140 TFLOP/s (Narayan
   REQUIRE(e.valid());
   CHECK(e.fits_memory);
   CHECK(e.hardware_flops_per_gpu.value / 1e12 == doctest::Approx(140.0).epsilon(0.10));
+  // Eq. 4 assumes an uninterrupted run: the failure-free days.
+  REQUIRE(e.ideal_time.has_value());
+  const double ideal_days = e.ideal_time->value / kSecondsPerDay;
+  CHECK(ideal_days == doctest::Approx(34.0).epsilon(0.10));
+  // Wall-clock days: the failure-free days over the goodput, which interruptions make < 1.
   REQUIRE(e.training_time.has_value());
   const double days = e.training_time->value / kSecondsPerDay;
-  CHECK(days == doctest::Approx(34.0).epsilon(0.10));
-  // Cost: GPU-hours x the catalog's hourly price.
+  CHECK(days == doctest::Approx(ideal_days / e.goodput.fraction).epsilon(1e-12));
+  CHECK(e.goodput.fraction < 1.0);
+  // Rental: wall-clock GPU-hours x the catalog's hourly price.
   CHECK(
       e.rental_cost->value ==
       doctest::Approx(days * 24 * 1024 * catalog().gpu("a100-80gb").rental_price.value * 3600).epsilon(1e-9));
-  // Energy: (GPUs at TDP + fabric) x training time (1 kWh = 3.6e6 J).
+  // Energy: (128 nodes of 8 x 400 W GPUs + their servers, at their load share, + the fabric) x PUE x
+  // wall-clock time (1 kWh = 3.6e6 J).
+  const GpuSpec& a100 = catalog().gpu("a100-80gb");
+  const double nodes_w = 128 * (8 * 400.0 + a100.node.server_power.value);
+  const double fabric_w = Estimator(catalog().model("gpt3-175b"), cluster("a100-80gb", 1024, "ib-hdr-200g"))
+                              .topology()
+                              .inventory.power.value;
+  CHECK(e.power.value == doctest::Approx(nodes_w + fabric_w));
+  const double load_w = nodes_w * a100.node.load_power + fabric_w;
   REQUIRE(e.energy.has_value());
-  CHECK(e.energy->value / 3.6e6 == doctest::Approx(e.power.value * days * 86400 / 3.6e6));
+  CHECK(e.energy->value / 3.6e6 == doctest::Approx(load_w * kDefaultPue * days * 86400 / 3.6e6));
+  CHECK(e.energy_cost->value == doctest::Approx(e.energy->value / 3.6e6 * 0.08));
 }
 
 TEST_CASE("FLOP conventions: full recompute counts one more forward of the layers (Megatron-LM eq. 3)") {

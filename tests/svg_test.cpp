@@ -107,6 +107,9 @@ TEST_CASE("the Pareto chart: one series per fabric, marker area grows with the s
   fast.strategy.tp = 8;
   fast.step_time = Seconds(1.0);
   fast.rental_cost = Usd(2e6);
+  fast.cost_basis = CostBasis::kRental;
+  fast.training_time = Seconds(86400.0);
+  fast.capex = Usd(9e6);
   fast.switches = 300;
   fast.topology = TopologyKind::kFatTree;
   StepEstimate cheap = fast;
@@ -114,10 +117,11 @@ TEST_CASE("the Pareto chart: one series per fabric, marker area grows with the s
   cheap.step_time = Seconds(1.2);
   cheap.rental_cost = Usd(1.5e6);
   cheap.switches = 0;
+  cheap.capex = Usd(5e6);
   cheap.topology = TopologyKind::kTorus3D;
   result.pareto = {fast, cheap};
   result.top = {fast};
-  const ScatterChart chart = pareto_chart(result, "front", UsdPerSecond(1.0));
+  const ScatterChart chart = pareto_chart(result, "front");
   REQUIRE(chart.series.size() == 2);
   CHECK(chart.series[0].name == "fat-tree");
   CHECK(chart.series[1].name == "torus-3d");
@@ -129,4 +133,30 @@ TEST_CASE("the Pareto chart: one series per fabric, marker area grows with the s
   // The largest marker has radius 3 + 11 = 14 px; a zero-switch fabric the default 5 px.
   CHECK(svg.find("r=\"14.00\"") != std::string::npos);
   CHECK(svg.find("r=\"5.00\"") != std::string::npos);
+
+  // Other axes: capex against cost, marker area by time.
+  const ScatterChart capex =
+      pareto_chart(result, "front", ParetoAxes{Objective::kCapex, Objective::kCost, Objective::kTime});
+  CHECK(capex.x_label == "capex (M$)");
+  CHECK(capex.size_label == "wall-clock time per step (s)");
+  CHECK(capex.series[0].points[0].x == doctest::Approx(9.0));
+  CHECK(capex.series[1].points[0].size == doctest::Approx(1.2));
+}
+
+TEST_CASE("a line chart with a right-hand axis: its own ticks and label, its series dashed") {
+  LineChart chart;
+  chart.title = "TCO and days";
+  chart.x_label = "GPUs";
+  chart.categories = {"4096", "16384", "65536"};
+  chart.y_label = "TCO (M$)";
+  chart.y2_label = "days to train";
+  chart.series = {{"TCO", {43.0, 45.0, 53.0}, false}, {"days", {294.0, 77.0, 23.0}, true}};
+  const std::string svg = render_svg(chart);
+  CHECK(xml_problem(svg).empty());
+  CHECK(count(svg, "class=\"y2-axis\"") == 1);
+  CHECK(svg.find(">days to train<") != std::string::npos);
+  CHECK(svg.find(">300<") != std::string::npos);  // a right-hand tick: the days reach 294
+  CHECK(svg.find("dashed: right-hand axis") != std::string::npos);
+  chart.series.pop_back();
+  CHECK(count(render_svg(chart), "y2-axis") == 0);
 }

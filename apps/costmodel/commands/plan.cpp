@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// `costmodel plan [cluster] [model] [training] [pins] [--top K] [--rank-by time|cost|switches] [--pareto]`:
-// every valid parallel configuration (and fabric, and GPU count) ranked; exit 3 when nothing is feasible.
+// `costmodel plan [cluster] [model] [training] [pins] [--top K] [--rank-by
+// time|cost|capex|tco|switches|power]
+// [--pareto [A,B,C]] [--deadline-days D --tokens N --gpus-range A:B]`: every valid parallel configuration
+// (and fabric, and GPU count) ranked; exit 3 when nothing is feasible.
 
 #include <cstdio>
 #include <optional>
@@ -21,21 +23,24 @@ namespace costmodel::cli {
 namespace {
 
 constexpr int kDefaultTop = 10;
+constexpr const char* kDefaultPareto = "time,cost,switches";
 
 void add_plan_options(po::options_description& options) {
   options.add_options()                                                                        //
       ("top", po::value<std::string>()->value_name("K"), "configurations shown (default 10)")  //
       ("rank-by", po::value<std::string>()->value_name("O"),
-       "time|cost|switches (default time; cost with --deadline-days)")                                //
-      ("pareto", "also show the Pareto front of (step time, cost, switches)")                         //
+       "time|cost|capex|tco|switches|power (default time; cost with --deadline-days)")  //
+      ("pareto", po::value<std::string>()->value_name("A,B,C")->implicit_value(std::string(kDefaultPareto)),
+       "also show the Pareto front over three of time|cost|capex|tco|switches|power (default "
+       "time,cost,switches)")                                                                         //
       ("tp-beyond-node", "let tensor parallelism span more than the scale-up domain")                 //
       ("threads", po::value<std::string>()->value_name("N"), "worker threads (default: every core)")  //
       ("deadline-days", po::value<std::string>()->value_name("D"),
-       "find the cheapest GPU count that trains --tokens within D days")  //
+       "find the cheapest GPU count that trains --tokens within D wall-clock days")  //
       ("gpus-range", po::value<std::string>()->value_name("A:B"),
        "GPU counts searched with --deadline-days (multiples of --gpus-per-node; default 1 node:--gpus)")  //
       ("plot", po::value<std::string>()->value_name("FILE.svg"),
-       "draw the Pareto front (step time vs cost, marker size = switches) as SVG");
+       "draw the Pareto front (first objective vs second, marker size = third) as SVG");
 }
 
 std::pair<int, int> parse_range(const std::string& text, const Context& context) {
@@ -112,10 +117,18 @@ PlanRequest read_request(po::variables_map values, const Context& context, Train
   if (const auto rank_by = string_option(values, "rank-by")) {
     const auto objective = parse_objective(*rank_by);
     if (!objective) {
+      const std::string hint = did_you_mean(*rank_by, {"time", "cost", "capex", "tco", "switches", "power"});
       throw usage_error(context, "--rank-by", "unknown objective '" + *rank_by + "'",
-                        "expected time, cost or switches");
+                        hint.empty() ? "expected time, cost, capex, tco, switches or power" : hint);
     }
     request.objective = *objective;
+  }
+  if (const auto pareto = string_option(values, "pareto")) {
+    try {
+      request.pareto = parse_pareto_axes(*pareto);
+    } catch (const Error& e) {
+      throw flag_error(context, "--pareto", e);
+    }
   }
   return request;
 }
@@ -125,7 +138,9 @@ PlanRequest read_request(po::variables_map values, const Context& context, Train
 int run_plan(const std::vector<std::string>& args, const Context& context) {
   CommandParser parser(
       context, "costmodel plan [cluster] [model] [training] [options]",
-      "Every valid parallel configuration, ranked; the Pareto front of step time, cost and switches.\n"
+      "Every valid parallel configuration, ranked; the Pareto front over three objectives. Cost is the\n"
+      "owned cluster's TCO (--cost-basis rental: GPU rental); time is wall-clock, after goodput.\n"
+      "With --deadline-days, the GPU counts of --gpus-range that train --tokens in time, cheapest first.\n"
       "--topology also takes auto (fat-tree 1:1, 2:1, 4:1, rail-optimized, rail-only,\n"
       "dragonfly-plus, torus-3d) or a comma list of kinds, each optionally KIND:OVERSUBSCRIPTION.\n"
       "Exit 3 when nothing is feasible, with the closest candidates and why.");
@@ -151,15 +166,15 @@ int run_plan(const std::vector<std::string>& args, const Context& context) {
   const StepEstimate& best = result.top.front();
   warn_ineffective_knobs(best, result.model, cluster_of(best, result.cluster), training, context);
   if (plot_sink) {
-    plot_sink->stream() << render_svg(pareto_chart(result,
-                                                   request.model.name + " on " +
-                                                       std::to_string(request.cluster.gpus) + " x " +
-                                                       request.cluster.gpu.name + ": Pareto front",
-                                                   request.cluster.gpu.rental_price));
+    const std::string gpus = request.deadline ? std::to_string(request.deadline->min_gpus) + "-" +
+                                                    std::to_string(request.deadline->max_gpus)
+                                              : std::to_string(request.cluster.gpus);
+    plot_sink->stream() << render_svg(pareto_chart(
+        result, request.model.name + " on " + gpus + " x " + request.cluster.gpu.name + ": Pareto front",
+        request.pareto));
     plot_sink->commit();
   }
-  write_plan(output.stream(), result, request.objective, output.format(),
-             parser.values().count("pareto") > 0);
+  write_plan(output.stream(), result, request, output.format(), parser.values().count("pareto") > 0);
   output.commit();
   return 0;
 }

@@ -45,6 +45,8 @@ EstimateOptions estimate_options(const TrainingSpec& training) {
   options.dp_algorithm = training.dp_algorithm;
   options.tp_algorithm = training.tp_algorithm;
   options.flash_attention = training.flash_attention;
+  options.economics = training.economics;
+  options.reliability = training.reliability;
   return options;
 }
 
@@ -90,7 +92,9 @@ Estimator::Estimator(const ModelSpec& model, const ClusterSpec& cluster, const E
       cluster_(cluster),
       options_(options),
       topology_(build_topology(cluster)),
-      terms_(model_terms(model_)) {}
+      terms_(model_terms(model_)),
+      goodput_(costmodel::goodput(terms_.params_total, cluster_, options_.reliability)),
+      ownership_(costmodel::ownership(cluster_, topology_.inventory, options_.economics)) {}
 
 std::uint32_t Estimator::check(const Strategy& st) const noexcept {
   return costmodel::check(st, model_, cluster_);
@@ -135,7 +139,7 @@ StepEstimate Estimator::evaluate(const Strategy& st, const SplitPaths& paths) co
 
 namespace {
 
-// Throughput, FLOP rates and, with a token budget, days, cost and energy of a step of `step` seconds.
+// Throughput and FLOP rates of a step of `step` seconds.
 void fill_rates(StepEstimate& e, double step, const StepInputs& in, const ModelTerms& terms, int gpus) {
   const Strategy& st = in.strategy;
   const double tokens_per_step = static_cast<double>(st.global_batch) * in.seq_len;
@@ -150,12 +154,6 @@ void fill_rates(StepEstimate& e, double step, const StepInputs& in, const ModelT
   const double peak_tflops = in.gpu.peak(st.dtype).value / 1e12;
   e.mfu = e.model_flops_per_gpu.value / 1e12 / peak_tflops;
   e.hfu = e.hardware_flops_per_gpu.value / 1e12 / peak_tflops;
-  if (in.options.tokens) {
-    const Seconds time(*in.options.tokens / e.tokens_per_s);
-    e.training_time = time;
-    e.rental_cost = Usd(in.gpu.rental_price.value * time.value * gpus);
-    e.energy = e.power * time;
-  }
 }
 
 }  // namespace
@@ -168,8 +166,10 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   e.oversubscription = cluster_.oversubscription;
   e.switches = topology_.inventory.switches;
   e.network_capex = topology_.inventory.capex;
-  e.power = Watts(cluster_.gpu.tdp.value * cluster_.gpus + topology_.inventory.power.value);
-  if (!valid) return e;
+  if (!valid) {
+    apply_economics(e, goodput_, ownership_, options_);  // capex and power only
+    return e;
+  }
 
   const StepInputs in = prepare(model_, terms_, cluster_.gpu, options_, st, paths);
   const double m = in.micro_batches;
@@ -199,6 +199,7 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   e.memory = mem;
   e.fits_memory = mem.total <= mem.capacity;
   fill_rates(e, step, in, terms_, cluster_.gpus);
+  apply_economics(e, goodput_, ownership_, options_);
   return e;
 }
 

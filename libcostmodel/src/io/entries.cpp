@@ -94,12 +94,30 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base) {
   g.hbm = quantity_or(map, "hbm", base ? &base->hbm : nullptr);
   g.hbm_bandwidth = quantity_or(map, "hbm_bandwidth", base ? &base->hbm_bandwidth : nullptr);
   if (map.has("node")) {
+    // A catalog entry describes its node in full; an inline entry (with a base) overrides what it names.
     Map node = map.map("node");
-    g.node.gpus = static_cast<int>(node.integer("gpus", 1, 1 << 16));
-    g.node.link = node.string("link");
-    g.node.nics = static_cast<int>(node.integer("nics", 1, 1 << 10));
-    g.node.switch_name = node.string("switch");
-    g.node.source = node.string("source");
+    NodeSpec& n = g.node;
+    if (base) {
+      n.gpus = static_cast<int>(node.optional_integer("gpus", 1, 1 << 16).value_or(n.gpus));
+      n.link = node.optional_string("link").value_or(n.link);
+      n.nics = static_cast<int>(node.optional_integer("nics", 1, 1 << 10).value_or(n.nics));
+      n.switch_name = node.optional_string("switch").value_or(n.switch_name);
+      n.source = node.optional_string("source").value_or(n.source);
+    } else {
+      n.gpus = static_cast<int>(node.integer("gpus", 1, 1 << 16));
+      n.link = node.string("link");
+      n.nics = static_cast<int>(node.integer("nics", 1, 1 << 10));
+      n.switch_name = node.string("switch");
+      n.source = node.string("source");
+    }
+    n.server_price =
+        Usd(node.optional_quantity("server_price", Dimension::kUsd, true).value_or(n.server_price.value));
+    n.price_estimate = node.optional_boolean("price_estimate").value_or(n.price_estimate);
+    n.server_power =
+        Watts(node.optional_quantity("server_power", Dimension::kWatts, true).value_or(n.server_power.value));
+    n.load_power = node.optional_number("load_power", 0.01, 1.0).value_or(n.load_power);
+    n.host_bandwidth = BytesPerSecond(node.optional_quantity("host_bandwidth", Dimension::kBytesPerSecond)
+                                          .value_or(n.host_bandwidth.value));
     node.finish();
   }
   std::vector<std::string> architectures;

@@ -23,6 +23,7 @@ namespace {
 // Paths
 
 const std::vector<std::string> kPlannerKeys = {"topology", "rank_by", "top", "tp_beyond_node", "max_vpp"};
+const std::vector<std::string> kObjectives = {"time", "cost", "capex", "tco", "switches", "power"};
 
 std::vector<std::string> split_path(const std::string& path) {
   std::vector<std::string> parts;
@@ -149,7 +150,7 @@ ScenarioCase read_case(yaml::Map& base, const Catalog& catalog) {
   if (base.has("planner")) {
     yaml::Map p = base.map("planner");
     if (p.has("topology")) r.topologies = read_topologies(file, p.optional("topology"), p.field("topology"));
-    if (const auto rank_by = p.optional_choice("rank_by", {"time", "cost", "switches"})) {
+    if (const auto rank_by = p.optional_choice("rank_by", kObjectives)) {
       r.objective = *parse_objective(*rank_by);
     }
     if (const auto top = p.optional_integer("top", 1, 1000)) r.top_k = static_cast<int>(*top);
@@ -287,7 +288,7 @@ void read_report(const yaml::Document& document, Scenario& scenario) {
     }
   }
   // rank_by and top here apply to every case (base.planner may set them too; these win).
-  if (const auto rank_by = report.optional_choice("rank_by", {"time", "cost", "switches"})) {
+  if (const auto rank_by = report.optional_choice("rank_by", kObjectives)) {
     for (auto& c : scenario.cases) c.request.objective = *parse_objective(*rank_by);
   }
   if (const auto top = report.optional_integer("top", 1, 100)) scenario.top = static_cast<int>(*top);
@@ -326,6 +327,13 @@ void read_report(const yaml::Document& document, Scenario& scenario) {
         if (is_numeric_scenario_column(key)) numeric.push_back(key);
       }
       scenario.plot.y = yaml::choose(file, plot.optional("y"), plot.field("y"), numeric);
+    }
+    if (plot.has("y2")) {
+      std::vector<std::string> numeric;
+      for (const auto& key : scenario_column_keys()) {
+        if (is_numeric_scenario_column(key)) numeric.push_back(key);
+      }
+      scenario.plot.y2 = yaml::choose(file, plot.optional("y2"), plot.field("y2"), numeric);
     }
     scenario.plot.log_y = plot.optional_boolean("log_y").value_or(false);
     if (const auto style = plot.optional_choice("style", {"lines", "bars"}))

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "costmodel/report/catalog.hpp"
 
+#include <algorithm>
+
 #include <cctype>
 #include <cstdint>
 #include <utility>
@@ -59,6 +61,11 @@ std::vector<ColumnOf<GpuSpec>> gpu_fields() {
       {"price_estimate", "est.", "", 1, [](const GpuSpec& g) { return Json(g.price_estimate); }},
       {"hourly_price_usd_per_h", "hourly", "$/h", 1,
        [](const GpuSpec& g) { return Json(g.rental_price.value * kSecondsPerHour); }},
+      // The typical server's share per GPU: what owning a GPU adds to its price and TDP.
+      {"server_price_usd_per_gpu", "server", "$/GPU", 1,
+       [](const GpuSpec& g) { return Json(g.node.server_price.value / std::max(1, g.node.gpus)); }, 6},
+      {"server_power_w_per_gpu", "server", "W/GPU", 1,
+       [](const GpuSpec& g) { return Json(g.node.server_power.value / std::max(1, g.node.gpus)); }},
       {"efficiency_gemm", "GEMM eff", "", 1, [](const GpuSpec& g) { return Json(g.efficiency.gemm); }},
       {"efficiency_gemm_half_size", "GEMM half", "", 1,
        [](const GpuSpec& g) { return Json(g.efficiency.gemm_half_size); }},

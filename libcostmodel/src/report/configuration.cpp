@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "costmodel/report/configuration.hpp"
 
+#include <cmath>
 #include <string>
 
 namespace costmodel {
@@ -16,6 +17,15 @@ double tflops(FlopsPerSecond rate) {
 /// Days, the unit `training_days` names; null without a token budget.
 Json days(const std::optional<Seconds>& time) {
   return time ? Json(time->value / kSecondsPerDay) : Json();
+}
+
+Json usd(const std::optional<Usd>& value) {
+  return value ? Json(value->value) : Json();
+}
+
+/// Null where the event never happens (+infinity: no interruptions, no checkpoints).
+Json finite_seconds(Seconds time) {
+  return std::isfinite(time.value) ? Json(time.value) : Json();
 }
 
 }  // namespace
@@ -118,11 +128,24 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("breakdown", std::move(breakdown))
       .set("memory", std::move(memory))
       .set("training_days", days(e.training_time))
-      .set("cost_usd", e.rental_cost ? Json(e.rental_cost->value) : Json())
+      .set("cost_usd", usd(e.cost()))
       .set("energy_kwh", e.energy ? Json(e.energy->value / kJoulesPerKwh) : Json())
       .set("switches", e.switches)
       .set("network_cost_usd", e.network_capex.value)
-      .set("power_w", e.power.value);
+      .set("power_w", e.power.value)
+      .set("cost_basis", std::string(to_string(e.cost_basis)))
+      .set("rental_cost_usd", usd(e.rental_cost))
+      .set("capex_usd", e.capex.value)
+      .set("gpu_capex_usd", e.gpu_capex.value)
+      .set("network_capex_usd", e.network_capex.value)
+      .set("tco_usd", usd(e.tco))
+      .set("energy_usd", usd(e.energy_cost))
+      .set("goodput", e.goodput.fraction)
+      .set("ideal_days", days(e.ideal_time))
+      .set("interruptions", e.interruptions ? Json(*e.interruptions) : Json())
+      .set("cluster_mtbf_s", finite_seconds(e.goodput.cluster_mtbf))
+      .set("checkpoint_time_s", e.goodput.checkpoint_time.value)
+      .set("checkpoint_interval_s", finite_seconds(e.goodput.checkpoint_interval));
   const ParameterCount parameters = count_parameters(model);
   const ClusterSpec cluster = cluster_of(e, base);
   o.set("gpus", cluster.gpus)
@@ -178,18 +201,23 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
        },
        3},
       {"training_days", "days", "", 1, [](R r) { return days(r.estimate->training_time); }},
-      {"cost_usd", "cost", "M$", 1e6,
-       [](R r) { return r.estimate->rental_cost ? Json(r.estimate->rental_cost->value) : Json(); }},
+      {"cost_usd", "cost", "M$", 1e6, [](R r) { return usd(r.estimate->cost()); }},
+      {"capex_usd", "capex", "M$", 1e6, [](R r) { return Json(r.estimate->capex.value); }},
       {"switches", "switches", "", 1, [](R r) { return Json(r.estimate->switches); }, 6},
   };
 }
 
 }  // namespace
 
-Table configurations_table(const std::vector<StepEstimate>& estimates, const std::string& title, bool rank) {
+Table configurations_table(const std::vector<StepEstimate>& estimates, const std::string& title, bool rank,
+                           bool gpus) {
   std::vector<RankedEstimate> rows;
   for (const auto& e : estimates) rows.push_back({static_cast<int>(rows.size()) + 1, &e});
   auto columns = configuration_columns();
+  if (gpus) {
+    columns.insert(columns.begin(), {"gpus", "GPUs", "", 1,
+                                     [](const RankedEstimate& r) { return Json(r.estimate->gpus); }, 6});
+  }
   if (rank)
     columns.insert(columns.begin(),
                    {"rank", "#", "", 1, [](const RankedEstimate& r) { return Json(r.rank); }});
@@ -244,12 +272,29 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   row("HBM (GiB)", m.capacity.value / kGiB);
   row("fits in memory",
       e.fits_memory ? Json("yes") : Json("no, largest term: " + std::string(to_string(m.overflow))));
-  if (e.training_time) row("days to train", days(e.training_time));
-  if (e.rental_cost) row("GPU cost (USD)", e.rental_cost->value);
-  if (e.energy) row("energy, GPUs at TDP + fabric (MWh)", e.energy->value / kJoulesPerKwh / 1000.0);
+  const Goodput& g = e.goodput;
+  if (e.training_time) row("days to train, wall-clock", days(e.training_time));
+  if (e.ideal_time) row("  without interruptions", days(e.ideal_time));
+  row("goodput (%)", 100.0 * g.fraction);
+  if (e.interruptions) row("  interruptions (expected)", *e.interruptions);
+  if (std::isfinite(g.cluster_mtbf.value))
+    row("  mean time between them (h)", g.cluster_mtbf.value / kSecondsPerHour);
+  row("  checkpoint stall (s)", g.checkpoint_time.value);
+  if (std::isfinite(g.checkpoint_interval.value))
+    row("  checkpoint interval (min)", g.checkpoint_interval.value / 60.0);
+  if (e.cost()) {
+    row(e.cost_basis == CostBasis::kOwned ? "cost = TCO, owned (USD)" : "cost = GPU rental (USD)",
+        e.cost()->value);
+  }
+  if (e.tco && e.cost_basis != CostBasis::kOwned) row("TCO, owned (USD)", e.tco->value);
+  if (e.rental_cost && e.cost_basis != CostBasis::kRental) row("GPU rental (USD)", e.rental_cost->value);
+  if (e.energy) row("energy, with PUE (MWh)", e.energy->value / kJoulesPerKwh / 1000.0);
+  if (e.energy_cost) row("energy cost (USD)", e.energy_cost->value);
+  row("capex (USD)", e.capex.value);
+  row("  GPUs and servers (USD)", e.gpu_capex.value);
+  row("  network (USD)", e.network_capex.value);
   row("switches", e.switches);
-  row("network capex (USD)", e.network_capex.value);
-  row("power, GPUs at TDP + fabric (kW)", e.power.value / 1000.0);
+  row("power, GPUs at TDP + servers + fabric (kW)", e.power.value / 1000.0);
   return t;
 }
 

@@ -1,18 +1,102 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "costmodel/report/plan.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "costmodel/report/configuration.hpp"
 #include "costmodel/report/launch.hpp"
 
 namespace costmodel {
+namespace {
+
+std::string fabric_name(const StepEstimate& e) {
+  std::string name(to_string(e.topology));
+  if (e.oversubscription != 1.0) name.append(":").append(format_number(e.oversubscription, 3));
+  return name;
+}
+
+double days_of(const StepEstimate& e) {
+  return e.training_time ? e.training_time->value / kSecondsPerDay : std::nan("");
+}
+
+/// Why GPU count `c` lost to the chosen one, in a few words.
+std::string verdict(const GpuCountResult& c, const GpuCountResult& chosen, const PlanRequest& request) {
+  if (c.gpus == chosen.gpus) return "chosen";
+  if (!c.best) {
+    if (!c.fastest) return "no split fits in memory";
+    return "misses the deadline: " + format_number(days_of(*c.fastest), 3) + " days at best";
+  }
+  const Score s = score(*c.best);
+  const Score best = score(*chosen.best);
+  const double ours = s.of(request.objective);
+  const double theirs = best.of(request.objective);
+  std::string what(describe(request.objective));
+  if (theirs > 0 && std::isfinite(ours) && ours != theirs) {
+    return what + " " + (ours > theirs ? "+" : "") + format_number(100.0 * (ours / theirs - 1.0), 3) + "%";
+  }
+  return "ranks after on a tie-break";
+}
+
+/// One sentence on the counts of `side` (all smaller or all larger than the chosen one).
+std::string side_note(const std::vector<GpuCountResult>& side, const GpuCountResult& chosen,
+                      const PlanRequest& request, const std::string& label) {
+  if (side.empty()) return {};
+  std::vector<const GpuCountResult*> missed;
+  std::vector<const GpuCountResult*> lost;
+  std::vector<const GpuCountResult*> none;
+  for (const auto& c : side) {
+    (c.best ? lost : c.fastest ? missed : none).push_back(&c);
+  }
+  const auto counts = [](const std::vector<const GpuCountResult*>& v) {
+    return v.size() == 1 ? std::to_string(v.front()->gpus) + " GPUs"
+                         : std::to_string(v.size()) + " counts from " + std::to_string(v.front()->gpus) +
+                               " to " + std::to_string(v.back()->gpus) + " GPUs";
+  };
+  std::vector<std::string> parts;
+  if (!missed.empty()) {
+    // The closest miss: the one nearest the deadline.
+    const GpuCountResult* nearest = *std::min_element(missed.begin(), missed.end(), [](auto* a, auto* b) {
+      return days_of(*a->fastest) < days_of(*b->fastest);
+    });
+    const std::string who = missed.size() == 1 ? "" : std::to_string(nearest->gpus) + " GPUs need ";
+    parts.push_back(counts(missed) + " miss the deadline (" + who +
+                    format_number(days_of(*nearest->fastest), 3) + " days at best)");
+  }
+  if (!lost.empty()) {
+    const GpuCountResult* nearest = label == "smaller" ? lost.back() : lost.front();
+    const std::string who = lost.size() == 1 ? "" : std::to_string(nearest->gpus) + " GPUs: ";
+    parts.push_back(counts(lost) + " meet it at a higher " + std::string(describe(request.objective)) + " (" +
+                    who + verdict(*nearest, chosen, request) + ")");
+  }
+  if (!none.empty()) parts.push_back(counts(none) + " have no valid split that fits in memory");
+  std::string text = label + " clusters lost: ";
+  for (size_t i = 0; i < parts.size(); ++i) text += (i == 0 ? "" : "; ") + parts[i];
+  return text;
+}
+
+}  // namespace
 
 Json plan_json(const PlanResult& result) {
   Json configs = Json::array();
   for (const auto& e : result.top) configs.push_back(configuration_json(e, result.model, result.cluster));
   Json pareto = Json::array();
   for (const auto& e : result.pareto) pareto.push_back(configuration_json(e, result.model, result.cluster));
+  Json counts = Json::array();
+  for (const auto& c : result.gpu_counts) {
+    Json count = Json::object();
+    count.set("gpus", c.gpus).set("feasible", Json(c.feasible));
+    const StepEstimate* b = c.best ? &*c.best : nullptr;
+    count.set("topology", b ? Json(std::string(to_string(b->topology))) : Json())
+        .set("oversubscription", b ? Json(b->oversubscription) : Json())
+        .set("switches", b ? Json(b->switches) : Json())
+        .set("capex_usd", b ? Json(b->capex.value) : Json())
+        .set("training_days", b ? Json(days_of(*b)) : Json())
+        .set("cost_usd", b && b->cost() ? Json(b->cost()->value) : Json())
+        .set("fastest_days", c.fastest ? Json(days_of(*c.fastest)) : Json());
+    counts.push_back(std::move(count));
+  }
   Json rejected = Json::object();
   for (int k = 0; k < kRejectionReasonCount; ++k) {
     rejected.set(std::string(rejection_reason_name(k)), Json(result.rejected[static_cast<size_t>(k)]));
@@ -22,6 +106,7 @@ Json plan_json(const PlanResult& result) {
   Json document = Json::object();
   document.set("configs", std::move(configs))
       .set("pareto", std::move(pareto))
+      .set("gpu_counts", std::move(counts))
       .set("evaluated", Json(result.evaluated))
       .set("feasible", Json(result.feasible))
       .set("elapsed_s", Json(result.elapsed_s))
@@ -42,7 +127,78 @@ std::string rejected_summary(const PlanResult& result) {
   return text.empty() ? "none" : text;
 }
 
-void write_plan(std::ostream& out, const PlanResult& result, Objective objective, Format format,
+std::string cost_basis_note(const EconomicsSpec& economics, const GpuSpec& gpu) {
+  if (economics.cost_basis == CostBasis::kRental) {
+    return "cost = GPU rental at " + format_number(gpu.rental_price.value * kSecondsPerHour, 4) +
+           " USD/h per GPU";
+  }
+  return "cost = owned TCO: capex over " + format_number(economics.amortization_years, 3) +
+         " years + energy at " + format_number(economics.electricity.value * kJoulesPerKwh, 3) +
+         " USD/kWh x PUE " + format_number(economics.pue, 3);
+}
+
+Table gpu_counts_table(const PlanResult& result, const PlanRequest& request) {
+  Table table;
+  const auto& counts = result.gpu_counts;
+  const auto chosen_at = std::find_if(counts.begin(), counts.end(), [&](const GpuCountResult& c) {
+    return !result.top.empty() && c.gpus == result.top.front().gpus;
+  });
+  if (!request.deadline || chosen_at == counts.end()) return table;
+  const GpuCountResult& chosen = *chosen_at;
+  table.title = "by GPU count: the best configuration of each within " +
+                format_number(request.deadline->time.value / kSecondsPerDay, 4) + " wall-clock days, by " +
+                std::string(to_string(request.objective));
+  table.columns = {{"gpus", "GPUs", "", 1.0, 6},          {"topology", "fabric", "", 1.0, 4},
+                   {"switches", "switches", "", 1.0, 6},  {"capex_usd", "capex", "M$", 1e6, 4},
+                   {"training_days", "days", "", 1.0, 4}, {"cost_usd", "cost", "M$", 1e6, 4},
+                   {"goodput", "goodput", "%", 0.01, 3},  {"verdict", "verdict", "", 1.0, 4}};
+  // The chosen count, the four nearest either side that fit some split, and the ends of the range; the
+  // counts where nothing fits are in the notes only.
+  constexpr int kNeighbours = 4;
+  std::vector<const GpuCountResult*> shown;
+  int below = 0;
+  for (auto it = chosen_at; it != counts.begin() && below < kNeighbours;) {
+    --it;
+    if (it->fastest) {
+      shown.insert(shown.begin(), &*it);
+      ++below;
+    }
+  }
+  if (const auto first = std::find_if(counts.begin(), chosen_at, [](const auto& c) { return c.fastest; });
+      first != chosen_at && (shown.empty() || shown.front() != &*first)) {
+    shown.insert(shown.begin(), &*first);
+  }
+  shown.push_back(&chosen);
+  int above = 0;
+  const GpuCountResult* last_shown = nullptr;
+  for (auto it = chosen_at + 1; it != counts.end(); ++it) {
+    if (!it->fastest) continue;
+    if (above < kNeighbours) {
+      shown.push_back(&*it);
+      ++above;
+    }
+    last_shown = &*it;
+  }
+  if (last_shown && shown.back() != last_shown) shown.push_back(last_shown);
+  for (const GpuCountResult* c : shown) {
+    const StepEstimate* b = c->best ? &*c->best : nullptr;
+    table.rows.push_back({Json(c->gpus), b ? Json(fabric_name(*b)) : Json(), b ? Json(b->switches) : Json(),
+                          b ? Json(b->capex.value) : Json(), b ? Json(days_of(*b)) : Json(),
+                          b && b->cost() ? Json(b->cost()->value) : Json(),
+                          b ? Json(b->goodput.fraction) : Json(), Json(verdict(*c, chosen, request))});
+  }
+  const std::vector<GpuCountResult> smaller(counts.begin(), chosen_at);
+  const std::vector<GpuCountResult> larger(chosen_at + 1, counts.end());
+  for (const auto& note :
+       {side_note(smaller, chosen, request, "smaller"), side_note(larger, chosen, request, "larger")}) {
+    if (!note.empty()) table.notes.push_back(note);
+  }
+  table.notes.push_back(cost_basis_note(request.options.economics, request.cluster.gpu) +
+                        "; days are wall-clock, after goodput");
+  return table;
+}
+
+void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& request, Format format,
                 bool pareto) {
   if (is_launch(format)) {
     write_launch(out, pareto ? result.pareto : result.top, result.model, result.cluster, format);
@@ -53,8 +209,10 @@ void write_plan(std::ostream& out, const PlanResult& result, Objective objective
     out << '\n';
     return;
   }
+  const bool deadline = request.deadline.has_value();
   if (format == Format::kCsv) {
-    write_table(out, configurations_table(pareto ? result.pareto : result.top, "", true), Format::kCsv);
+    write_table(out, configurations_table(pareto ? result.pareto : result.top, "", true, deadline),
+                Format::kCsv);
     return;
   }
   std::ostringstream summary;
@@ -63,17 +221,33 @@ void write_plan(std::ostream& out, const PlanResult& result, Objective objective
   std::vector<std::string> notes = {summary.str(), "rejected: " + rejected_summary(result)};
   for (const auto& s : result.skipped_topologies) notes.push_back("skipped " + s);
 
-  Table top = configurations_table(
-      result.top, "top " + std::to_string(result.top.size()) + " by " + std::string(to_string(objective)),
-      true);
-  top.preamble = {describe_cluster(result.cluster)};
-  if (!pareto) top.notes = notes;
-  write_table(out, top, format);
+  const std::string basis = cost_basis_note(request.options.economics, request.cluster.gpu);
+  std::vector<Table> tables;
+  tables.push_back(configurations_table(result.top,
+                                        "top " + std::to_string(result.top.size()) + " by " +
+                                            std::string(to_string(request.objective)) + "; " + basis,
+                                        true, deadline));
+  std::string cluster = describe_cluster(result.cluster);
+  if (deadline) {
+    // The GPU count is what the search varies: name its range instead of the base cluster's count.
+    const std::string base = "cluster: " + std::to_string(result.cluster.gpus) + " x ";
+    if (cluster.rfind(base, 0) == 0) {
+      cluster = "cluster: " + std::to_string(request.deadline->min_gpus) + "-" +
+                std::to_string(request.deadline->max_gpus) + " x " + cluster.substr(base.size());
+    }
+  }
+  tables.front().preamble = {cluster};
   if (pareto) {
-    Table front = configurations_table(result.pareto, "Pareto front of (step time, cost, switches)", true);
-    front.notes = notes;
-    out << '\n';
-    write_table(out, front, format);
+    tables.push_back(configurations_table(
+        result.pareto, "Pareto front of (" + to_string(request.pareto) + ")", true, deadline));
+  }
+  if (Table counts = gpu_counts_table(result, request); !counts.rows.empty())
+    tables.push_back(std::move(counts));
+  // The search summary under the last table.
+  tables.back().notes.insert(tables.back().notes.end(), notes.begin(), notes.end());
+  for (size_t i = 0; i < tables.size(); ++i) {
+    if (i > 0) out << '\n';
+    write_table(out, tables[i], format);
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "costmodel/error.hpp"
 #include "costmodel/report/configuration.hpp"
+#include "costmodel/report/plan.hpp"
 #include "costmodel/search/objective.hpp"
 #include "costmodel/units.hpp"
 #include "text.hpp"
@@ -47,8 +48,16 @@ double exposed_comm(const StepEstimate& e) {
   return b.tp_comm.value + b.cp_comm.value + b.ep_comm.value + b.pp_comm.value + b.dp_comm_exposed.value;
 }
 
-double case_cost(const StepEstimate& e, const ScenarioCase& c) {
-  return score(e, c.request.cluster.gpu.rental_price).cost.value;
+double case_cost(const StepEstimate& e) {
+  return score(e).cost.value;
+}
+
+Json optional_usd(const std::optional<Usd>& value) {
+  return value ? Json(value->value) : Json();
+}
+
+Json optional_days(const std::optional<Seconds>& time) {
+  return time ? Json(time->value / kSecondsPerDay) : Json();
 }
 
 Json delta(const RowView& v, double (*value)(const RowView&, bool)) {
@@ -59,6 +68,7 @@ Json delta(const RowView& v, double (*value)(const RowView&, bool)) {
 const std::vector<ColumnOf<RowView>>& column_defs() {
   static const std::vector<ColumnOf<RowView>> kColumns = {
       {"split", "split", "", 1, [](const RowView& v) { return Json(split_text(v.estimate.strategy)); }},
+      {"gpus", "GPUs", "", 1, [](const RowView& v) { return Json(v.estimate.gpus); }, 6},
       {"tp", "tp", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.tp); }},
       {"pp", "pp", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.pp); }},
       {"dp", "dp", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.dp); }, 6},
@@ -103,13 +113,38 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
       {"optimizer_s", "optimizer", "s", 1,
        [](const RowView& v) { return Json(v.estimate.breakdown.optimizer.value); }},
       {"training_days", "days", "", 1,
+       [](const RowView& v) { return optional_days(v.estimate.training_time); }},
+      {"ideal_days", "ideal days", "", 1,
+       [](const RowView& v) { return optional_days(v.estimate.ideal_time); }},
+      {"goodput", "goodput", "%", 0.01, [](const RowView& v) { return Json(v.estimate.goodput.fraction); },
+       3},
+      {"interruptions", "interruptions", "", 1,
+       [](const RowView& v) { return v.estimate.interruptions ? Json(*v.estimate.interruptions) : Json(); }},
+      {"cluster_mtbf_s", "MTBF", "h", kSecondsPerHour,
        [](const RowView& v) {
-         return v.estimate.training_time ? Json(v.estimate.training_time->value / kSecondsPerDay) : Json();
+         const double m = v.estimate.goodput.cluster_mtbf.value;
+         return std::isfinite(m) ? Json(m) : Json();
        }},
-      {"cost_usd", "cost", "M$", 1e6,
+      {"checkpoint_time_s", "checkpoint", "s", 1,
+       [](const RowView& v) { return Json(v.estimate.goodput.checkpoint_time.value); }},
+      {"checkpoint_interval_s", "interval", "min", 60,
        [](const RowView& v) {
-         return v.estimate.rental_cost ? Json(v.estimate.rental_cost->value) : Json();
+         const double t = v.estimate.goodput.checkpoint_interval.value;
+         return std::isfinite(t) ? Json(t) : Json();
        }},
+      {"cost_usd", "cost", "M$", 1e6, [](const RowView& v) { return optional_usd(v.estimate.cost()); }},
+      {"rental_cost_usd", "rental", "M$", 1e6,
+       [](const RowView& v) { return optional_usd(v.estimate.rental_cost); }},
+      {"tco_usd", "TCO", "M$", 1e6, [](const RowView& v) { return optional_usd(v.estimate.tco); }},
+      {"capex_usd", "capex", "M$", 1e6, [](const RowView& v) { return Json(v.estimate.capex.value); }},
+      {"gpu_capex_usd", "GPU capex", "M$", 1e6,
+       [](const RowView& v) { return Json(v.estimate.gpu_capex.value); }},
+      {"energy_kwh", "energy", "GWh", 1e6,
+       [](const RowView& v) {
+         return v.estimate.energy ? Json(v.estimate.energy->value / kJoulesPerKwh) : Json();
+       }},
+      {"energy_usd", "energy cost", "M$", 1e6,
+       [](const RowView& v) { return optional_usd(v.estimate.energy_cost); }},
       {"switches", "switches", "", 1, [](const RowView& v) { return Json(v.estimate.switches); }, 6},
       {"transceivers", "optics", "", 1, [](const RowView& v) { return Json(v.row.transceivers); }, 6},
       {"diameter", "diameter", "", 1, [](const RowView& v) { return Json(v.row.diameter); }, 3},
@@ -128,8 +163,8 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
       {"cost_delta", "cost +/-", "%", 0.01,
        [](const RowView& v) {
          if (!v.baseline) return Json();
-         const double base = case_cost(*v.baseline, *v.baseline_case);
-         return base > 0 ? Json(case_cost(v.estimate, v.scenario_case) / base - 1.0) : Json();
+         const double base = case_cost(*v.baseline);
+         return base > 0 ? Json(case_cost(v.estimate) / base - 1.0) : Json();
        },
        3},
       {"switches_delta", "switches +/-", "", 1,
@@ -261,6 +296,19 @@ Table scenario_table(const Scenario& scenario, const ScenarioResult& result) {
     summary << join(parts, ", ");
   }
   table.notes.insert(table.notes.begin(), summary.str());
+  const bool costs = std::any_of(keys.begin(), keys.end(), [](const std::string& key) {
+    return key == "cost_usd" || key == "cost_delta";
+  });
+  if (costs && !scenario.cases.empty()) {
+    // What the cost column means: the first case's basis, or that the cases differ.
+    const auto& first = scenario.cases.front().request;
+    const bool same = std::all_of(scenario.cases.begin(), scenario.cases.end(), [&](const ScenarioCase& c) {
+      return c.request.options.economics.cost_basis == first.options.economics.cost_basis;
+    });
+    table.notes.insert(table.notes.begin() + 1,
+                       same ? cost_basis_note(first.options.economics, first.cluster.gpu)
+                            : std::string("cost = owned TCO or GPU rental, per case (training.cost_basis)"));
+  }
   return table;
 }
 
@@ -312,14 +360,28 @@ LineChart scenario_chart(const Scenario& scenario, const ScenarioResult& result)
   chart.title = scenario.plot.title.empty() ? scenario.title : scenario.plot.title;
   const ColumnOf<RowView>& y = column(scenario.plot.y);
   static const std::map<std::string, std::string> kLongNames = {
-      {"step_time_s", "step time"},          {"speedup", "speed-up over the baseline"},
-      {"network_cost_usd", "network capex"}, {"network_power_w", "network power"},
-      {"training_days", "days to train"},    {"comm_share", "exposed communication"},
-      {"cost_usd", "cost to train"},         {"power_w", "power, GPUs and fabric"},
-      {"tokens_per_s", "tokens per second"}, {"model_tflops_per_gpu", "model TFLOP/s per GPU"}};
-  const auto long_name = kLongNames.find(y.key);
-  chart.y_label = (long_name != kLongNames.end() ? long_name->second : y.header) +
-                  (y.unit.empty() ? "" : " (" + y.unit + ")");
+      {"step_time_s", "step time"},
+      {"speedup", "speed-up over the baseline"},
+      {"network_cost_usd", "network capex"},
+      {"network_power_w", "network power"},
+      {"training_days", "wall-clock days to train"},
+      {"comm_share", "exposed communication"},
+      {"cost_usd", "cost to train"},
+      {"power_w", "power, GPUs, servers and fabric"},
+      {"tco_usd", "TCO of the run"},
+      {"capex_usd", "capex"},
+      {"goodput", "goodput"},
+      {"ideal_days", "days without interruptions"},
+      {"tokens_per_s", "tokens per second"},
+      {"model_tflops_per_gpu", "model TFLOP/s per GPU"}};
+  const auto label = [](const ColumnOf<RowView>& column) {
+    const auto long_name = kLongNames.find(column.key);
+    return (long_name != kLongNames.end() ? long_name->second : column.header) +
+           (column.unit.empty() ? "" : " (" + column.unit + ")");
+  };
+  chart.y_label = label(y);
+  const ColumnOf<RowView>* y2 = scenario.plot.y2.empty() ? nullptr : &column(scenario.plot.y2);
+  if (y2) chart.y2_label = label(*y2);
   chart.log_y = scenario.plot.log_y;
   const auto x_at = std::find(scenario.dimensions.begin(), scenario.dimensions.end(), scenario.plot.x);
   const size_t x_index = static_cast<size_t>(x_at - scenario.dimensions.begin());
@@ -359,27 +421,34 @@ LineChart scenario_chart(const Scenario& scenario, const ScenarioResult& result)
           is_number(value) || value == "on" || value == "off" || value == "true" || value == "false";
       name_parts.push_back(bare ? dimension_header(scenario.dimensions[d]) + " " + value : value);
     }
-    const std::string name = name_parts.empty() ? y.header : join(name_parts, ", ");
-    auto [it, inserted] = series_index.emplace(name, chart.series.size());
-    if (inserted) chart.series.push_back(LineSeries{name, {}});
-    auto& series = chart.series[it->second];
     const size_t at = static_cast<size_t>(category_at - chart.categories.begin());
-    if (series.y.size() <= at) series.y.resize(at + 1, std::nan(""));
     const ScenarioRow& row = result.rows[i];
-    double value = std::nan("");
-    if (!row.best.empty()) {
-      const ScenarioRow* base_row = row.baseline ? &result.rows[*row.baseline] : nullptr;
-      const RowView view{sc,
-                         row,
-                         row.best.front(),
-                         base_row ? &base_row->best.front() : nullptr,
-                         base_row,
-                         row.baseline ? &scenario.cases[*row.baseline] : nullptr};
-      const Json cell = y.get(view);
-      if (const auto* n = std::get_if<std::int64_t>(&cell.value())) value = static_cast<double>(*n) / y.scale;
-      if (const auto* d = std::get_if<double>(&cell.value())) value = *d / y.scale;
+    // One series per column plotted: y, and y2 on the right-hand axis.
+    for (const ColumnOf<RowView>* column : {&y, y2}) {
+      if (column == nullptr) continue;
+      const bool right = column == y2;
+      std::string name = name_parts.empty() ? column->header : join(name_parts, ", ");
+      if (y2 && !name_parts.empty()) name += ": " + column->header;
+      auto [it, inserted] = series_index.emplace((right ? "\x01" : "") + name, chart.series.size());
+      if (inserted) chart.series.push_back(LineSeries{name, {}, right});
+      auto& series = chart.series[it->second];
+      if (series.y.size() <= at) series.y.resize(at + 1, std::nan(""));
+      double value = std::nan("");
+      if (!row.best.empty()) {
+        const ScenarioRow* base_row = row.baseline ? &result.rows[*row.baseline] : nullptr;
+        const RowView view{sc,
+                           row,
+                           row.best.front(),
+                           base_row ? &base_row->best.front() : nullptr,
+                           base_row,
+                           row.baseline ? &scenario.cases[*row.baseline] : nullptr};
+        const Json cell = column->get(view);
+        if (const auto* n = std::get_if<std::int64_t>(&cell.value()))
+          value = static_cast<double>(*n) / column->scale;
+        if (const auto* d = std::get_if<double>(&cell.value())) value = *d / column->scale;
+      }
+      series.y[at] = value;
     }
-    series.y[at] = value;
   }
   for (auto& s : chart.series) s.y.resize(chart.categories.size(), std::nan(""));
   // Variants are not an ordered quantity: bars, unless lines were asked for.

@@ -162,8 +162,8 @@ void x_label(Svg& svg, const std::string& label) {
 
 /// The legend, right of the plot; `marker` draws the swatch of entry i at (x, y).
 template <typename Marker>
-void legend(Svg& svg, const std::vector<std::string>& names, Marker marker, const std::string& note = {}) {
-  const double x = kPlotRight + 20;
+void legend(Svg& svg, const std::vector<std::string>& names, Marker marker, const std::string& note = {},
+            double x = kPlotRight + 20) {
   // Shrink the spacing for many entries so that they stay inside the picture.
   const double spacing = std::min(20.0, (kPlotBottom - kTop - 30) / std::max<double>(1.0, names.size()));
   const double font = std::clamp(spacing - 6, 9.0, 13.0);
@@ -261,10 +261,29 @@ std::string render_svg(const LineChart& chart) {
   Svg svg(width);
   title_block(svg, chart.title, chart.subtitle, width);
   std::vector<double> values;
-  for (const auto& s : chart.series) values.insert(values.end(), s.y.begin(), s.y.end());
+  std::vector<double> right_values;
+  for (const auto& s : chart.series)
+    (s.right ? right_values : values).insert((s.right ? right_values : values).end(), s.y.begin(), s.y.end());
+  const bool dual =
+      std::any_of(chart.series.begin(), chart.series.end(), [](const auto& s) { return s.right; });
   Axis y{0, 1, false, kPlotBottom, kTop};
   const auto ticks = fit_axis(values, chart.log_y, y);
   y_axis(svg, y, ticks, chart.y_label);
+  Axis y2{0, 1, false, kPlotBottom, kTop};
+  if (dual) {
+    const auto right_ticks = fit_axis(right_values, chart.log_y2, y2);
+    svg.open_group(R"(class="y2-axis")");
+    for (const double t : right_ticks) {
+      svg.line(kPlotRight, y2(t), kPlotRight + 5, y2(t), R"(stroke="#333")");
+      svg.text(kPlotRight + 8, y2(t) + 4, tick_label(t), R"(text-anchor="start")");
+    }
+    const double middle = (kTop + kPlotBottom) / 2;
+    const double x = kPlotRight + 62;
+    svg.text(x, middle, chart.y2_label,
+             "text-anchor=\"middle\" transform=\"rotate(90 " + num(x) + " " + num(middle) +
+                 ")\" font-size=\"14\"");
+    svg.close_group();
+  }
 
   const size_t n = std::max<size_t>(1, chart.categories.size());
   const double band = (kPlotRight - kLeft) / static_cast<double>(n);
@@ -289,9 +308,12 @@ std::string render_svg(const LineChart& chart) {
   if (!slanted) x_label(svg, chart.x_label);
   plot_frame(svg);
 
-  const double bar_width = band * 0.8 / static_cast<double>(std::max<size_t>(1, chart.series.size()));
+  const auto left_series = static_cast<size_t>(
+      std::count_if(chart.series.begin(), chart.series.end(), [](const auto& s) { return !s.right; }));
+  const double bar_width = band * 0.8 / static_cast<double>(std::max<size_t>(1, left_series));
   for (size_t k = 0; k < chart.series.size() && chart.bars; ++k) {
     const auto& s = chart.series[k];
+    if (s.right) continue;
     svg.open_group("class=\"series\" data-name=\"" + xml_escape(s.name) + "\"");
     const double floor = chart.log_y ? kPlotBottom : y(std::max(0.0, y.lo));
     for (size_t i = 0; i < s.y.size() && i < chart.categories.size(); ++i) {
@@ -308,30 +330,33 @@ std::string render_svg(const LineChart& chart) {
     }
     svg.close_group();
   }
-  for (size_t k = 0; k < chart.series.size() && !chart.bars; ++k) {
+  for (size_t k = 0; k < chart.series.size(); ++k) {
     const auto& s = chart.series[k];
+    if (chart.bars && !s.right) continue;
+    const Axis& axis = s.right ? y2 : y;
+    const bool log = s.right ? chart.log_y2 : chart.log_y;
     svg.open_group("class=\"series\" data-name=\"" + xml_escape(s.name) + "\"");
     std::string path;
     bool pen_down = false;
     for (size_t i = 0; i < s.y.size() && i < chart.categories.size(); ++i) {
       const double v = s.y[i];
-      if (!std::isfinite(v) || (chart.log_y && v <= 0)) {
+      if (!std::isfinite(v) || (log && v <= 0)) {
         pen_down = false;
         continue;
       }
-      path += (pen_down ? " L " : " M ") + num(x_of(i)) + ' ' + num(y(v));
+      path += (pen_down ? " L " : " M ") + num(x_of(i)) + ' ' + num(axis(v));
       pen_down = true;
     }
     if (!path.empty()) {
-      std::string dashes = dash(k);
+      std::string dashes = s.right ? "6 4" : dash(k);
       svg.raw("<path d=\"" + path.substr(1) + "\" fill=\"none\" stroke=\"" + color(k) +
               "\" stroke-width=\"2\"" + (dashes.empty() ? "" : " stroke-dasharray=\"" + dashes + "\"") +
               "/>");
     }
     for (size_t i = 0; i < s.y.size() && i < chart.categories.size(); ++i) {
       const double v = s.y[i];
-      if (!std::isfinite(v) || (chart.log_y && v <= 0)) continue;
-      svg.raw("<circle cx=\"" + num(x_of(i)) + "\" cy=\"" + num(y(v)) + "\" r=\"3.5\" fill=\"" + color(k) +
+      if (!std::isfinite(v) || (log && v <= 0)) continue;
+      svg.raw("<circle cx=\"" + num(x_of(i)) + "\" cy=\"" + num(axis(v)) + "\" r=\"3.5\" fill=\"" + color(k) +
               "\"><title>" + xml_escape(s.name + ", " + chart.categories[i] + ": " + format_number(v, 4)) +
               "</title></circle>");
     }
@@ -340,18 +365,23 @@ std::string render_svg(const LineChart& chart) {
   std::vector<std::string> names;
   for (const auto& s : chart.series) names.push_back(s.name);
   if (no_legend) return svg.finish();
-  legend(svg, names, [&](double x, double yy, size_t i) {
-    if (chart.bars) {
-      svg.raw("<rect x=\"" + num(x + 4) + "\" y=\"" + num(yy - 6) + "\" width=\"18\" height=\"12\" fill=\"" +
-              color(i) + "\"/>");
-      return;
-    }
-    std::string dashes = dash(i);
-    svg.line(x, yy, x + 26, yy,
-             std::string("stroke=\"") + color(i) + "\" stroke-width=\"2\"" +
-                 (dashes.empty() ? "" : " stroke-dasharray=\"" + dashes + "\""));
-    svg.raw("<circle cx=\"" + num(x + 13) + "\" cy=\"" + num(yy) + "\" r=\"3\" fill=\"" + color(i) + "\"/>");
-  });
+  legend(
+      svg, names,
+      [&](double x, double yy, size_t i) {
+        const bool right = chart.series[i].right;
+        if (chart.bars && !right) {
+          svg.raw("<rect x=\"" + num(x + 4) + "\" y=\"" + num(yy - 6) +
+                  "\" width=\"18\" height=\"12\" fill=\"" + color(i) + "\"/>");
+          return;
+        }
+        std::string dashes = right ? "6 4" : dash(i);
+        svg.line(x, yy, x + 26, yy,
+                 std::string("stroke=\"") + color(i) + "\" stroke-width=\"2\"" +
+                     (dashes.empty() ? "" : " stroke-dasharray=\"" + dashes + "\""));
+        svg.raw("<circle cx=\"" + num(x + 13) + "\" cy=\"" + num(yy) + "\" r=\"3\" fill=\"" + color(i) +
+                "\"/>");
+      },
+      dual ? "dashed: right-hand axis" : "", dual ? kPlotRight + 80 : kPlotRight + 20);
   return svg.finish();
 }
 
@@ -444,24 +474,53 @@ std::string render_svg(const ScatterChart& chart) {
   return svg.finish();
 }
 
-ScatterChart pareto_chart(const PlanResult& result, const std::string& title, UsdPerSecond rental_price) {
+namespace {
+
+/// An axis of the Pareto chart: its label and the scale of its values.
+struct ParetoAxis {
+  std::string label;
+  double scale = 1;
+};
+
+ParetoAxis pareto_axis(Objective objective, bool budget) {
+  switch (objective) {
+    case Objective::kTime:
+      return {"wall-clock time per step (s)", 1};
+    case Objective::kCost:
+      return budget ? ParetoAxis{"cost to train (M$)", 1e6} : ParetoAxis{"cost per step ($)", 1};
+    case Objective::kCapex:
+      return {"capex (M$)", 1e6};
+    case Objective::kTco:
+      return budget ? ParetoAxis{"TCO of the run (M$)", 1e6} : ParetoAxis{"TCO per step ($)", 1};
+    case Objective::kSwitches:
+      return {"switches", 1};
+    case Objective::kPower:
+      return {"power (MW)", 1e6};
+  }
+  return {"", 1};
+}
+
+}  // namespace
+
+ScatterChart pareto_chart(const PlanResult& result, const std::string& title, const ParetoAxes& axes) {
   ScatterChart chart;
   chart.title = title;
-  const bool budget = !result.pareto.empty() && result.pareto.front().rental_cost.has_value();
-  chart.x_label = "step time (s)";
-  chart.y_label = budget ? "cost to train (M$)" : "cost per step ($)";
-  chart.size_label = "switches";
-  chart.subtitle = std::to_string(result.pareto.size()) +
-                   " configurations on the Pareto front of (step time, " + "cost, switches); " +
-                   std::to_string(result.feasible) + " feasible of " + std::to_string(result.evaluated) +
-                   " evaluated";
+  const bool budget = !result.pareto.empty() && result.pareto.front().training_time.has_value();
+  const ParetoAxis x = pareto_axis(axes[0], budget);
+  const ParetoAxis y = pareto_axis(axes[1], budget);
+  const ParetoAxis size = pareto_axis(axes[2], budget);
+  chart.x_label = x.label;
+  chart.y_label = y.label;
+  chart.size_label = size.label;
+  chart.subtitle = std::to_string(result.pareto.size()) + " configurations on the Pareto front of (" +
+                   to_string(axes) + "); " + std::to_string(result.feasible) + " feasible of " +
+                   std::to_string(result.evaluated) + " evaluated";
   const auto point = [&](const StepEstimate& e) {
-    const Score s = score(e, rental_price);
-    return ScatterPoint{s.step_time.value, budget ? s.cost.value / 1e6 : s.cost.value,
-                        static_cast<double>(s.switches)};
+    const Score s = score(e);
+    return ScatterPoint{s.of(axes[0]) / x.scale, s.of(axes[1]) / y.scale, s.of(axes[2]) / size.scale};
   };
-  // Cost grows with step time (GPU-hours), so the front of the three quantities is spread by the switch
-  // count: markers only, one series per fabric, no line joining points that trade different quantities.
+  // Cost grows with time (GPU-hours), so the front of the three quantities is spread by the third: markers
+  // only, one series per fabric, no line joining points that trade different quantities.
   for (const auto& e : result.pareto) {
     std::string fabric(to_string(e.topology));
     if (e.oversubscription != 1.0)

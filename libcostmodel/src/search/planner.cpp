@@ -27,6 +27,7 @@ constexpr int kMaxSkippedListed = 20;
 struct Target {
   std::unique_ptr<Estimator> estimator;
   std::shared_ptr<const CandidateSpace> space;
+  int count = 0;  // index of its GPU count among those searched
 };
 
 struct Ranked {
@@ -52,11 +53,19 @@ bool near_before(const Near& a, const Near& b) {
                                 b.oversubscription) < 0;
 }
 
+/// A deadline search's record of one GPU count.
+struct CountRecord {
+  std::int64_t feasible = 0;
+  std::optional<Ranked> best;     // by the objective, meeting the deadline
+  std::optional<Ranked> fastest;  // least wall-clock time, fitting in memory
+};
+
 /// What one worker found; merged in a fixed way so the result does not depend on the thread count.
 struct Partial {
-  std::vector<Ranked> top;    // best first, at most top_k
-  std::vector<Ranked> front;  // non-dominated, one per distinct score
-  std::vector<Near> near;     // best first, at most `closest`
+  std::vector<Ranked> top;          // best first, at most top_k
+  std::vector<Ranked> front;        // non-dominated, one per distinct score
+  std::vector<Near> near;           // best first, at most `closest`
+  std::vector<CountRecord> counts;  // per GPU count, with a deadline
   std::int64_t evaluated = 0;
   std::int64_t feasible = 0;
   std::array<std::int64_t, kRejectionReasonCount> rejected{};
@@ -64,8 +73,8 @@ struct Partial {
 
 class Search {
  public:
-  Search(const PlanRequest& request, const std::vector<Target>& targets)
-      : request_(request), targets_(targets), price_(request.cluster.gpu.rental_price) {
+  Search(const PlanRequest& request, const std::vector<Target>& targets, size_t counts)
+      : request_(request), targets_(targets), counts_(counts) {
     for (size_t t = 0; t < targets_.size(); ++t) {
       for (size_t s = 0; s < targets_[t].space->splits().size(); ++s) {
         items_.emplace_back(static_cast<int>(t), static_cast<int>(s));
@@ -82,6 +91,7 @@ class Search {
   void work(Partial& p) {
     p.top.reserve(static_cast<size_t>(request_.top_k) + 1);
     p.near.reserve(static_cast<size_t>(request_.closest) + 1);
+    if (request_.deadline) p.counts.resize(counts_);
     for (size_t i = next_.fetch_add(1); i < items_.size(); i = next_.fetch_add(1)) {
       run_item(items_[i].first, items_[i].second, p);
       done_.fetch_add(1, std::memory_order_relaxed);
@@ -135,46 +145,58 @@ class Search {
         remember(1, r.estimate.memory.total.value / r.estimate.memory.capacity.value, s);
         return;
       }
+      r.score = score(r.estimate);
       if (request_.deadline) {
+        CountRecord& record = p.counts[static_cast<size_t>(target.count)];
+        if (!record.fastest || faster(r, *record.fastest)) record.fastest = r;
+        // Wall-clock days, after goodput.
         const Seconds time = r.estimate.training_time.value_or(Seconds(0.0));
         if (time > request_.deadline->time) {
           ++p.rejected[kRejectedDeadline];
           remember(0, time / request_.deadline->time, s);
           return;
         }
+        ++record.feasible;
+        if (!record.best || before(r, *record.best)) record.best = r;
       }
       ++p.feasible;
-      r.score = score(r.estimate, price_);
       offer_front(p.front, r);
       offer_top(p.top, r);
     });
   }
 
+  [[nodiscard]] bool before(const Ranked& a, const Ranked& b) const {
+    return ranks_before(a.score, a.estimate, b.score, b.estimate, request_.objective);
+  }
+
+  static bool faster(const Ranked& a, const Ranked& b) {
+    if (a.score.time != b.score.time) return a.score.time < b.score.time;
+    return compare_configurations(a.estimate, b.estimate) < 0;
+  }
+
   void offer_top(std::vector<Ranked>& top, const Ranked& r) const {
-    const auto before = [this](const Ranked& a, const Ranked& b) {
-      return ranks_before(a.score, a.estimate, b.score, b.estimate, request_.objective);
-    };
+    const auto ranked = [this](const Ranked& a, const Ranked& b) { return before(a, b); };
     if (static_cast<int>(top.size()) == request_.top_k && !before(r, top.back())) return;
-    top.insert(std::upper_bound(top.begin(), top.end(), r, before), r);
+    top.insert(std::upper_bound(top.begin(), top.end(), r, ranked), r);
     if (static_cast<int>(top.size()) > request_.top_k) top.pop_back();
   }
 
-  static void offer_front(std::vector<Ranked>& front, const Ranked& r) {
+  void offer_front(std::vector<Ranked>& front, const Ranked& r) const {
+    const ParetoAxes& axes = request_.pareto;
     for (auto& f : front) {
-      if (dominates(f.score, r.score)) return;
-      if (f.score.step_time == r.score.step_time && f.score.cost == r.score.cost &&
-          f.score.switches == r.score.switches) {
+      if (dominates(f.score, r.score, axes)) return;
+      if (same_on(f.score, r.score, axes)) {
         if (compare_configurations(r.estimate, f.estimate) < 0) f = r;
         return;
       }
     }
-    std::erase_if(front, [&](const Ranked& f) { return dominates(r.score, f.score); });
+    std::erase_if(front, [&](const Ranked& f) { return dominates(r.score, f.score, axes); });
     front.push_back(r);
   }
 
   const PlanRequest& request_;
   const std::vector<Target>& targets_;
-  UsdPerSecond price_;
+  size_t counts_ = 0;
   std::vector<std::pair<int, int>> items_;  // (target, split)
   std::atomic<size_t> next_{0};
   std::atomic<size_t> done_{0};
@@ -202,9 +224,10 @@ std::string choice_name(const TopologyChoice& choice, const ClusterSpec& cluster
   return name.str();
 }
 
-/// Builds one estimator per (GPU count, fabric); fabrics that cannot be built are listed in `skipped`.
-std::vector<Target> make_targets(const PlanRequest& request, std::vector<std::string>& skipped) {
-  std::vector<int> gpu_counts;
+/// Builds one estimator per (GPU count, fabric); fabrics that cannot be built are listed in `skipped`. The
+/// GPU counts searched are written to `gpu_counts`.
+std::vector<Target> make_targets(const PlanRequest& request, std::vector<std::string>& skipped,
+                                 std::vector<int>& gpu_counts) {
   if (request.deadline) {
     const int step = std::max(1, request.cluster.gpus_per_node);
     for (int g = (request.deadline->min_gpus + step - 1) / step * step; g <= request.deadline->max_gpus;
@@ -220,7 +243,8 @@ std::vector<Target> make_targets(const PlanRequest& request, std::vector<std::st
 
   std::vector<Target> targets;
   int skipped_total = 0;
-  for (const int gpus : gpu_counts) {
+  for (size_t count = 0; count < gpu_counts.size(); ++count) {
+    const int gpus = gpu_counts[count];
     ClusterSpec base = request.cluster;
     base.gpus = gpus;
     if (request.deadline) base.torus_dims.clear();
@@ -233,7 +257,8 @@ std::vector<Target> make_targets(const PlanRequest& request, std::vector<std::st
       cluster.topology = choice.kind;
       cluster.oversubscription = choice.oversubscription.value_or(base.oversubscription);
       try {
-        targets.push_back({std::make_unique<Estimator>(request.model, cluster, request.options), space});
+        targets.push_back({std::make_unique<Estimator>(request.model, cluster, request.options), space,
+                           static_cast<int>(count)});
       } catch (const Error& error) {
         if (++skipped_total <= kMaxSkippedListed) {
           std::string what = choice_name(choice, base);
@@ -302,6 +327,36 @@ std::vector<StepEstimate> merge_top(const std::vector<Partial>& partials, const 
   return top;
 }
 
+std::vector<GpuCountResult> merge_counts(const std::vector<Partial>& partials, const PlanRequest& request,
+                                         const std::vector<int>& gpu_counts) {
+  std::vector<GpuCountResult> counts;
+  if (!request.deadline) return counts;
+  const auto before = [&](const Ranked& a, const Ranked& b) {
+    return ranks_before(a.score, a.estimate, b.score, b.estimate, request.objective);
+  };
+  const auto faster = [](const Ranked& a, const Ranked& b) {
+    if (a.score.time != b.score.time) return a.score.time < b.score.time;
+    return compare_configurations(a.estimate, b.estimate) < 0;
+  };
+  for (size_t k = 0; k < gpu_counts.size(); ++k) {
+    GpuCountResult c;
+    c.gpus = gpu_counts[k];
+    std::optional<Ranked> best;
+    std::optional<Ranked> fastest;
+    for (const auto& p : partials) {
+      if (k >= p.counts.size()) continue;
+      const CountRecord& record = p.counts[k];
+      c.feasible += record.feasible;
+      if (record.best && (!best || before(*record.best, *best))) best = record.best;
+      if (record.fastest && (!fastest || faster(*record.fastest, *fastest))) fastest = record.fastest;
+    }
+    if (best) c.best = best->estimate;
+    if (fastest) c.fastest = fastest->estimate;
+    counts.push_back(std::move(c));
+  }
+  return counts;
+}
+
 std::vector<StepEstimate> merge_front(const std::vector<Partial>& partials, const PlanRequest& request) {
   std::vector<Ranked> all;
   for (const auto& p : partials) all.insert(all.end(), p.front.begin(), p.front.end());
@@ -317,8 +372,7 @@ std::vector<StepEstimate> merge_front(const std::vector<Partial>& partials, cons
       if (j == i) continue;
       const Score& a = all[j].score;
       const Score& b = all[i].score;
-      const bool same = a.step_time == b.step_time && a.cost == b.cost && a.switches == b.switches;
-      if (dominates(a, b) || (same && j < i)) keep = false;
+      if (dominates(a, b, request.pareto) || (same_on(a, b, request.pareto) && j < i)) keep = false;
     }
     if (keep) front.push_back(all[i].estimate);
   }
@@ -428,9 +482,10 @@ PlanResult plan(const PlanRequest& request, const PlanProgress& progress) {
   PlanResult result;
   result.model = request.model;
   result.cluster = request.cluster;
-  const std::vector<Target> targets = make_targets(request, result.skipped_topologies);
+  std::vector<int> gpu_counts;
+  const std::vector<Target> targets = make_targets(request, result.skipped_topologies, gpu_counts);
 
-  Search search(request, targets);
+  Search search(request, targets, gpu_counts.size());
   int threads = request.threads > 0 ? request.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::max(1, std::min<int>(threads, static_cast<int>(std::max<size_t>(1, search.items()))));
   result.threads = threads;
@@ -447,6 +502,7 @@ PlanResult plan(const PlanRequest& request, const PlanProgress& progress) {
   }
   result.top = merge_top(partials, request);
   result.pareto = merge_front(partials, request);
+  result.gpu_counts = merge_counts(partials, request, gpu_counts);
   if (result.feasible == 0) result.closest = merge_closest(partials, request, targets);
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

@@ -50,6 +50,38 @@ bool on_off(std::string_view text) {
   throw Error(ErrorLocation{}, "", message, suggestion(text, known));
 }
 
+/// A positive finite plain number; `expected` says what it stands for.
+double positive(std::string_view text, const std::string& expected) {
+  double value = 0.0;
+  try {
+    value = parse_number(text);
+  } catch (const Error&) {
+    throw Error("expected " + expected + ", got " + quoted(text));
+  }
+  if (!(value > 0.0)) throw Error("expected " + expected + ", got " + quoted(text));
+  return value;
+}
+
+/// A positive time with its unit ("600s", "10min", "50000h").
+Seconds positive_time(std::string_view text) {
+  const Seconds time = parse_seconds(text);
+  if (!(time.value > 0.0)) throw Error("expected a positive time such as 10min, got " + quoted(text));
+  return time;
+}
+
+/// An electricity price: "0.08USD/kWh", or a bare number in USD/kWh.
+UsdPerJoule energy_price(std::string_view text) {
+  std::optional<double> bare;
+  try {
+    bare = parse_number(text);
+  } catch (const Error&) {
+    bare.reset();
+  }
+  const UsdPerJoule price = bare ? UsdPerJoule(*bare / kJoulesPerKwh) : parse_energy_price(text);
+  if (!(price.value > 0.0)) throw Error("expected a positive price such as 0.08USD/kWh, got " + quoted(text));
+  return price;
+}
+
 Algorithm algorithm(std::string_view text) {
   if (const auto parsed = parse_algorithm(text)) return *parsed;
   std::vector<std::string> known;
@@ -75,6 +107,21 @@ const std::vector<TrainingField>& training_fields() {
       {"dp_algorithm", "dp-algo",
        "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|auto [auto]"},
       {"tp_algorithm", "tp-algo", "TP collective algorithm [auto]"},
+      {"cost_basis", "cost-basis",
+       "what cost means in tables and --rank-by cost: owned (TCO)|rental [owned]"},
+      {"amortization_years", "amortization-years", "years over which capex is amortised, for TCO [4]"},
+      {"electricity", "electricity",
+       "electricity price, for TCO (0.08USD/kWh; a bare number is USD/kWh) [0.08]"},
+      {"pue", "pue", "data-centre power usage effectiveness, >= 1 [1.3]"},
+      {"gpu_mtbf", "gpu-mtbf",
+       "mean time between interruptions per GPU (e.g. 50000h), or off [Llama 3: 2112d]"},
+      {"checkpoint_bandwidth", "checkpoint-bandwidth",
+       "checkpoint write bandwidth per node, e.g. 1GB/s [Llama 3: 0.98GB/s]"},
+      {"restart_time", "restart-time", "time lost per interruption besides the lost work [10min]"},
+      {"checkpoint_interval", "checkpoint-interval",
+       "training time between checkpoints, or auto (Young/Daly sqrt(2 C M)) [auto]"},
+      {"async_checkpoint", "async-checkpoint",
+       "asynchronous checkpoints (only the GPU->host copy blocks): on|off [off]"},
       {"tp", "tp", "tensor-parallel degree", true},
       {"pp", "pp", "pipeline-parallel degree", true},
       {"dp", "dp", "data-parallel degree", true},
@@ -126,6 +173,33 @@ void set_training_field(TrainingSpec& spec, std::string_view key, std::string_vi
     spec.dp_algorithm = algorithm(text);
   } else if (key == "tp_algorithm") {
     spec.tp_algorithm = algorithm(text);
+  } else if (key == "cost_basis") {
+    const auto basis = parse_cost_basis(text);
+    if (!basis) fail_choice("expected owned or rental, got " + quoted(text), text, {"owned", "rental"});
+    spec.economics.cost_basis = *basis;
+  } else if (key == "amortization_years") {
+    spec.economics.amortization_years = positive(text, "a positive number of years, e.g. 4");
+  } else if (key == "electricity") {
+    spec.economics.electricity = energy_price(text);
+  } else if (key == "pue") {
+    const double pue = positive(text, "a ratio >= 1, e.g. 1.3");
+    if (pue < 1.0) throw Error("expected a ratio >= 1 (facility power / IT power), got " + quoted(text));
+    spec.economics.pue = pue;
+  } else if (key == "gpu_mtbf") {
+    spec.reliability.gpu_mtbf = text == "off" || text == "none"
+                                    ? Seconds(std::numeric_limits<double>::infinity())
+                                    : positive_time(text);
+  } else if (key == "checkpoint_bandwidth") {
+    spec.reliability.checkpoint_bandwidth = parse_bandwidth(text);
+    if (!(spec.reliability.checkpoint_bandwidth.value > 0.0))
+      throw Error("expected a positive bandwidth, got " + quoted(text));
+  } else if (key == "restart_time") {
+    spec.reliability.restart_time = parse_seconds(text);
+  } else if (key == "checkpoint_interval") {
+    spec.reliability.checkpoint_interval =
+        text == "auto" ? std::nullopt : std::optional<Seconds>(positive_time(text));
+  } else if (key == "async_checkpoint") {
+    spec.reliability.async_checkpoint = on_off(text);
   } else if (key == "tp") {
     pins.tp = integer(text, 1);
   } else if (key == "pp") {

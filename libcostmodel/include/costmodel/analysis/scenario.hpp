@@ -30,6 +30,7 @@ struct ScenarioCase {
 struct ScenarioPlot {
   std::string x;                  ///< a dimension: the x axis (default: the last swept path)
   std::string y = "step_time_s";  ///< a numeric column key
+  std::string y2;                 ///< a second numeric column on a right-hand axis; empty for none
   bool log_y = false;
   std::optional<bool> bars;  ///< style: bars or lines; default bars when x is the variant
   std::string title;         ///< default: the scenario's title

@@ -7,6 +7,7 @@
 
 #include "costmodel/network/collective.hpp"
 #include "costmodel/network/topology.hpp"
+#include "costmodel/spec/economics.hpp"
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/model.hpp"
 #include "costmodel/spec/strategy.hpp"
@@ -22,6 +23,8 @@ struct EstimateOptions {
   /// half (Dao et al. 2022). Standard attention writes scores, softmax and dropout to HBM and computes all of
   /// it.
   bool flash_attention = true;
+  EconomicsSpec economics;      ///< cost basis, amortisation, electricity, PUE (estimate/economics.hpp)
+  ReliabilitySpec reliability;  ///< interruptions, checkpoints, restarts (estimate/goodput.hpp)
 };
 
 /// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only) with their collectives'

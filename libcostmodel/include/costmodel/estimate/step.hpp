@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The step-time model: one parallel configuration of a model on a cluster -> step time with its breakdown,
-// memory per GPU, MFU, tokens/s and, given a token budget, days and dollars to train. Orchestration only:
-// each term has its own header (compute, tensor, context, expert, pipeline, data, memory).
+// memory per GPU, MFU, tokens/s and, given a token budget, wall-clock days and dollars to train.
+// Orchestration only: each term has its own header (compute, tensor, context, expert, pipeline, data, memory,
+// goodput, economics).
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "costmodel/estimate/economics.hpp"
+#include "costmodel/estimate/goodput.hpp"
 #include "costmodel/estimate/inputs.hpp"
 #include "costmodel/estimate/memory.hpp"
 #include "costmodel/network/collective.hpp"
@@ -52,14 +55,34 @@ struct StepEstimate {
   MemoryBreakdown memory;                 ///< bytes per GPU on the most loaded stage
   bool fits_memory = false;               ///< memory.total <= the GPU's HBM
   StepBreakdown breakdown;                ///< where step_time goes, s
-  std::optional<Seconds> training_time;   ///< to train EstimateOptions::tokens, when given
-  /// GPU-hours x the GPU's rental price (USD), with EstimateOptions::tokens; the rental price is all-in
-  /// (cloud GPU-hours include power), so energy is reported beside it, not added.
+  /// Wall-clock time to train EstimateOptions::tokens, when given: ideal_time / goodput.fraction.
+  std::optional<Seconds> training_time;
+  /// GPU-hours (wall-clock) x the GPU's rental price (USD), with EstimateOptions::tokens; the rental price is
+  /// all-in (cloud GPU-hours include power and the building), so energy is reported beside it, not added.
   std::optional<Usd> rental_cost;
-  std::optional<Joules> energy;  ///< GPUs at TDP + fabric over the training time, with tokens
-  int switches = 0;              ///< of the scale-out fabric
-  Usd network_capex;             ///< scale-out fabric: switches, NICs, optics (Inventory::capex)
-  Watts power;                   ///< GPUs at TDP + fabric
+  /// Drawn from the grid over training_time: nodes at their load power, the fabric, all times PUE.
+  std::optional<Joules> energy;
+  int switches = 0;   ///< of the scale-out fabric
+  Usd network_capex;  ///< scale-out fabric: switches, NICs, optics (Inventory::capex)
+  Watts power;        ///< rated IT power: GPUs at TDP, their servers, the fabric
+
+  // Owning the cluster and the run's interruptions (estimate/economics.hpp, estimate/goodput.hpp).
+  int gpus = 0;                              ///< GPUs of the cluster
+  Usd gpu_capex;                             ///< GPUs with their share of the servers
+  Usd capex;                                 ///< gpu_capex + network_capex
+  Goodput goodput;                           ///< interruption rate, checkpoint time and interval, goodput
+  std::optional<Seconds> ideal_time;         ///< failure-free time to train the tokens
+  std::optional<double> interruptions;       ///< expected over training_time
+  std::optional<Usd> energy_cost;            ///< energy x the electricity price
+  std::optional<Usd> tco;                    ///< capex amortised over training_time, plus energy_cost
+  CostBasis cost_basis = CostBasis::kOwned;  ///< which of tco and rental_cost is the cost
+  UsdPerSecond owned_rate;   ///< owning the cluster per wall-clock second: amortised capex + energy
+  UsdPerSecond rental_rate;  ///< renting its GPUs per wall-clock second
+
+  /// The cost of training the tokens under cost_basis: tco (owned) or rental_cost (rental).
+  [[nodiscard]] std::optional<Usd> cost() const {
+    return cost_basis == CostBasis::kRental ? rental_cost : tco;
+  }
 
   /// True when the configuration can run (no InvalidReason flag set); it may still not fit in memory.
   [[nodiscard]] bool valid() const { return invalid == kValid; }
@@ -96,13 +119,19 @@ class Estimator {
   [[nodiscard]] const Topology& topology() const { return topology_; }
   /// The options every evaluate() uses.
   [[nodiscard]] const EstimateOptions& options() const { return options_; }
+  /// The goodput every configuration on this cluster shares.
+  [[nodiscard]] const Goodput& goodput() const { return goodput_; }
+  /// Capex, power and cost rates of this cluster.
+  [[nodiscard]] const Ownership& ownership() const { return ownership_; }
 
  private:
   ModelSpec model_;
   ClusterSpec cluster_;
   EstimateOptions options_;
   Topology topology_;
-  ModelTerms terms_;  // per-model numbers, precomputed
+  ModelTerms terms_;     // per-model numbers, precomputed
+  Goodput goodput_;      // interruptions on this cluster (estimate/goodput.hpp)
+  Ownership ownership_;  // capex, power and cost rates of this cluster (estimate/economics.hpp)
 };
 
 /// Convenience: Estimator(model, cluster, options).evaluate(strategy).

@@ -15,8 +15,11 @@ namespace costmodel {
 
 /// The configuration object of DESIGN.md §3: tp, pp, dp, cp, ep, vpp, micro_batch, global_batch, recompute,
 /// zero, dtype, topology, step_time_s, tokens_per_s, model/hardware TFLOP/s per GPU, mfu, hfu,
-/// memory_per_gpu_bytes, fits_memory, breakdown{...}, memory{...}, training_days, cost_usd (null without
-/// tokens), switches, network_cost_usd, power_w. All SI; never NaN.
+/// memory_per_gpu_bytes, fits_memory, breakdown{...}, memory{...}, training_days (wall-clock, after goodput),
+/// cost_usd (under cost_basis), energy_kwh, switches, network_cost_usd, power_w, cost_basis, rental_cost_usd,
+/// capex_usd, gpu_capex_usd, network_capex_usd, tco_usd, energy_usd, goodput, ideal_days, interruptions,
+/// cluster_mtbf_s, checkpoint_time_s, checkpoint_interval_s (days, costs, energy and interruptions null
+/// without tokens; times null where the event never happens). All SI; never NaN.
 /// The configuration carries `gpus`, `parameters` and `active_parameters` of `model`, and `cluster`: the
 /// resolved cluster it ran on (`base` with the estimate's fabric and GPU count), so that a result stands
 /// alone.
@@ -35,9 +38,9 @@ namespace costmodel {
 [[nodiscard]] ClusterSpec cluster_of(const StepEstimate& estimate, const ClusterSpec& base);
 
 /// One row per estimate with the columns people read first (split, step time, TFLOP/s, MFU, memory, days,
-/// cost, switches); `rank` adds a leading 1-based rank column.
+/// cost, capex, switches); `rank` adds a leading 1-based rank column, `gpus` a GPU-count column after it.
 [[nodiscard]] Table configurations_table(const std::vector<StepEstimate>& estimates, const std::string& title,
-                                         bool rank = true);
+                                         bool rank = true, bool gpus = false);
 
 /// One configuration in detail for people: the configuration object flattened into labelled rows (split,
 /// step time and its breakdown, memory by term, days, cost, fabric), titled with the model and cluster.

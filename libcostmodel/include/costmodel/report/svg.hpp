@@ -17,6 +17,7 @@ namespace costmodel {
 struct LineSeries {
   std::string name;
   std::vector<double> y;
+  bool right = false;  ///< plotted against the right-hand axis (LineChart::y2_label), as a dashed line
 };
 
 /// Lines over evenly spaced categories (the swept values, in sweep order).
@@ -28,6 +29,9 @@ struct LineChart {
   std::string y_label;  ///< with its unit: "step time (s)"
   bool log_y = false;   ///< logarithmic y axis (every plotted value must then be positive)
   bool bars = false;    ///< grouped bars instead of lines (categories that are not an ordered quantity)
+  /// The right-hand axis's label, with its unit, for series with `right` set (always drawn as lines).
+  std::string y2_label;
+  bool log_y2 = false;
   std::vector<LineSeries> series;
 };
 
@@ -69,10 +73,10 @@ struct ScatterChart {
 /// `text` with &, <, >, " and ' escaped for XML text and attributes.
 [[nodiscard]] std::string xml_escape(std::string_view text);
 
-/// The Pareto front of a plan as a scatter chart: step time (s) against cost (M$ to train with a token
-/// budget, else $ per step), marker area proportional to the switch count, one series per fabric, the front
-/// joined by a staircase. `rental_price` (per GPU) prices a step when there is no token budget.
+/// The Pareto front of a plan as a scatter chart: the first axis against the second (time: wall-clock seconds
+/// per step; costs in M$ to train with a token budget, else $ per step), marker area proportional to the
+/// third, one series per fabric, the rest of the top configurations in grey.
 [[nodiscard]] ScatterChart pareto_chart(const PlanResult& result, const std::string& title,
-                                        UsdPerSecond rental_price);
+                                        const ParetoAxes& axes = kDefaultParetoAxes);
 
 }  // namespace costmodel

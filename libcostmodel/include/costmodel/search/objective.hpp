@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// What the planner ranks by: step time, cost or switch count, with a deterministic total order over
-// configurations for ties, and Pareto dominance over (step time, cost, switches).
+// What the planner ranks by: wall-clock time, cost (under the run's cost basis), capex, TCO, switch count or
+// power, with a deterministic total order over configurations for ties, and Pareto dominance over any three
+// of them (default: time, cost, switches).
 
+#include <array>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "costmodel/estimate/step.hpp"
@@ -11,25 +14,46 @@
 
 namespace costmodel {
 
-/// The quantity ranked first; the other two break ties, then the configuration itself.
-enum class Objective { kTime, kCost, kSwitches };
-/// "time", "cost", "switches".
+/// The quantity ranked first; the others break ties in this order, then the configuration itself.
+enum class Objective { kTime, kCost, kCapex, kTco, kSwitches, kPower };
+inline constexpr int kObjectiveCount = 6;  ///< values of Objective
+/// "time", "cost", "capex", "tco", "switches", "power".
 [[nodiscard]] std::string_view to_string(Objective objective);
 /// The objective named `name`, or nullopt.
 [[nodiscard]] std::optional<Objective> parse_objective(std::string_view name);
+/// What the objective measures, for titles: "wall-clock time", "cost", "capex", "TCO", "switches", "power".
+[[nodiscard]] std::string_view describe(Objective objective);
 
-/// The three ranked quantities of one estimate, all to be minimised.
+/// The ranked quantities of one estimate, all to be minimised.
 struct Score {
-  Seconds step_time;  ///< one step
-  Usd cost;           ///< rental cost of the token budget, else of one step
-  int switches = 0;   ///< switches of the scale-out fabric
+  /// Wall-clock seconds per step (step time / goodput): proportional to the wall-clock days to train.
+  Seconds time;
+  Usd cost;   ///< StepEstimate::cost() with a token budget, else the cost of one step's wall-clock time
+  Usd capex;  ///< GPUs, servers and fabric
+  Usd tco;    ///< StepEstimate::tco with a token budget, else one step's share of it
+  int switches = 0;  ///< switches of the scale-out fabric
+  Watts power;       ///< rated IT power: GPUs, servers, fabric
+
+  /// The quantity `objective` ranks by, as a number (SI units).
+  [[nodiscard]] double of(Objective objective) const;
 };
 
-/// The score of `estimate`: cost is StepEstimate::rental_cost when a token budget was given, else the cost of
-/// one step, GPUs x step time x `rental_price`.
-[[nodiscard]] Score score(const StepEstimate& estimate, UsdPerSecond rental_price);
+/// The score of `estimate`. Without a token budget, cost and TCO are those of one step's wall-clock time at
+/// the estimate's owned_rate / rental_rate.
+[[nodiscard]] Score score(const StepEstimate& estimate);
 
-/// Total order over configurations (fabric kind, oversubscription, then every Strategy field):
+/// The three quantities a Pareto front is taken over.
+using ParetoAxes = std::array<Objective, 3>;
+/// (time, cost, switches).
+inline constexpr ParetoAxes kDefaultParetoAxes{Objective::kTime, Objective::kCost, Objective::kSwitches};
+/// Three distinct objectives separated by commas ("time,tco,switches"). Throws Error (kInput) naming the bad
+/// part, with a suggestion.
+[[nodiscard]] ParetoAxes parse_pareto_axes(std::string_view text);
+/// "time, cost, switches".
+[[nodiscard]] std::string to_string(const ParetoAxes& axes);
+
+/// Total order over configurations (fabric kind, oversubscription, then every Strategy field, whose degrees
+/// give the GPU count):
 /// negative when `a` comes first, 0 when they are the same configuration, positive otherwise.
 [[nodiscard]] int compare_configurations(const StepEstimate& a, const StepEstimate& b);
 /// The same over a strategy and the fabric it runs on.
@@ -37,11 +61,13 @@ struct Score {
                                          const Strategy& b, TopologyKind b_kind, double b_oversubscription);
 
 /// True when (`a`, `a_score`) ranks strictly before (`b`, `b_score`) under `objective`: the objective's
-/// quantity, then the other two (time, cost, switches order), then compare_configurations().
+/// quantity, then the others (in Objective order), then compare_configurations().
 [[nodiscard]] bool ranks_before(const Score& a_score, const StepEstimate& a, const Score& b_score,
                                 const StepEstimate& b, Objective objective);
 
-/// True when `a` is no worse than `b` in step time, cost and switches and better in at least one.
-[[nodiscard]] bool dominates(const Score& a, const Score& b);
+/// True when `a` is no worse than `b` on every axis and better on at least one.
+[[nodiscard]] bool dominates(const Score& a, const Score& b, const ParetoAxes& axes = kDefaultParetoAxes);
+/// True when `a` and `b` are equal on every axis.
+[[nodiscard]] bool same_on(const Score& a, const Score& b, const ParetoAxes& axes = kDefaultParetoAxes);
 
 }  // namespace costmodel

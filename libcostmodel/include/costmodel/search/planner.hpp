@@ -2,7 +2,9 @@
 #pragma once
 // The planner: enumerate every candidate of the search space on every candidate fabric (and GPU count),
 // reject invalid splits, prune by the memory pre-check, estimate the rest, and keep the top K by an
-// objective and the Pareto front of (step time, cost, switches). Results are identical for any thread count.
+// objective and the Pareto front over three objectives (default: time, cost, switches). A deadline search
+// also keeps, per GPU count, its best configuration and its fastest, so that it can say why the GPU counts it
+// did not choose lost. Results are identical for any thread count.
 
 #include <array>
 #include <cstdint>
@@ -30,9 +32,9 @@ struct TopologyChoice {
 /// (fabrics that cannot be built for the GPU count are skipped by plan()).
 [[nodiscard]] std::vector<TopologyChoice> auto_topologies();
 
-/// The inverse question: the cheapest GPU count that trains EstimateOptions::tokens within `days`.
+/// The inverse question: the cheapest GPU count that trains EstimateOptions::tokens within `time`.
 struct DeadlineSearch {
-  Seconds time;      ///< wall-clock time allowed for training
+  Seconds time;      ///< wall-clock time allowed for training (after goodput)
   int min_gpus = 0;  ///< GPU counts searched: multiples of GPUs per node in [min_gpus, max_gpus]
   int max_gpus = 0;
 };
@@ -45,9 +47,10 @@ struct PlanRequest {
   TrainingSettings training;
   SearchSpace space;
   Objective objective = Objective::kTime;
-  int top_k = 10;   ///< configurations kept
-  int threads = 0;  ///< worker threads; 0: std::thread::hardware_concurrency()
-  int closest = 3;  ///< closest rejected candidates reported when nothing is feasible
+  ParetoAxes pareto = kDefaultParetoAxes;  ///< the three quantities of the Pareto front
+  int top_k = 10;                          ///< configurations kept
+  int threads = 0;                         ///< worker threads; 0: std::thread::hardware_concurrency()
+  int closest = 3;                         ///< closest rejected candidates reported when nothing is feasible
   EstimateOptions options;
   std::optional<DeadlineSearch> deadline;  ///< requires options.tokens
 };
@@ -66,12 +69,24 @@ struct RejectedCandidate {
   std::vector<std::string> reasons;
 };
 
+/// One GPU count of a deadline search.
+struct GpuCountResult {
+  int gpus = 0;
+  std::int64_t feasible = 0;  ///< configurations that fit and meet the deadline
+  /// The best configuration by the objective among the feasible ones (over every fabric); nullopt if none.
+  std::optional<StepEstimate> best;
+  /// The least wall-clock time of any configuration that fits in memory, deadline or not; nullopt if none.
+  std::optional<StepEstimate> fastest;
+};
+
 /// What plan() found.
 struct PlanResult {
   ModelSpec model;                ///< the request's model (its sequence length applied)
   ClusterSpec cluster;            ///< the request's base cluster; each estimate says its fabric and GPU count
   std::vector<StepEstimate> top;  ///< best first, at most top_k
-  std::vector<StepEstimate> pareto;  ///< non-dominated (time, cost, switches), one per distinct score, ranked
+  std::vector<StepEstimate> pareto;  ///< non-dominated on PlanRequest::pareto, one per distinct score, ranked
+  /// A deadline search: every GPU count searched, ascending (empty otherwise).
+  std::vector<GpuCountResult> gpu_counts;
   /// Candidates examined. A split rejected before its inner knobs are expanded (e.g. heads % tp) counts once.
   std::int64_t evaluated = 0;
   std::int64_t feasible = 0;  ///< valid, fit in memory (and meet the deadline)

@@ -66,7 +66,17 @@ struct NodeSpec {
   std::string link;         ///< scale-out link catalog name, e.g. "ib-ndr-400g"
   int nics = 8;             ///< scale-out NICs per node
   std::string switch_name;  ///< scale-out switch catalog name, e.g. "qm9700"
-  std::string source;       ///< where the node's description comes from
+  /// The server without its GPUs and scale-out NICs (CPUs, memory, NVSwitch baseboard, chassis, power
+  /// supplies): what owning a GPU adds to GpuSpec::price, per node of `gpus` GPUs; 0 when in the GPU price.
+  Usd server_price;
+  bool price_estimate = true;  ///< server_price is an estimate, not a list price
+  Watts server_power;          ///< rated power of the same parts (node maximum - GPUs at TDP - NICs)
+  /// Fraction of the node's rated power (GPUs at TDP + server_power) drawn while training; 1 when unknown.
+  double load_power = 1.0;
+  /// GPU -> host memory copy bandwidth per GPU (PCIe or chip-to-chip link): the blocking part of an
+  /// asynchronous checkpoint; 0 when unknown (the whole write then blocks).
+  BytesPerSecond host_bandwidth;
+  std::string source;  ///< where the node's description comes from
 };
 
 /// One GPU model of the catalog.

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // TrainingSpec: what a training run sets beside the model and the cluster (batch, precision, token budget,
-// compression, kernels, collective algorithms) and the knobs a user or a source pins (the planner chooses
-// the rest). One type for the CLI's [training] flags, runs files, scenarios and the API, and one reader of
-// its fields, set_training_field(), so that every input accepts the same values with the same words.
+// compression, kernels, collective algorithms, what owning the cluster costs and how often the run is
+// interrupted) and the knobs a user or a source pins (the planner chooses the rest). One type for the CLI's
+// [training] flags, runs files, scenarios and the API, and one reader of its fields, set_training_field(), so
+// that every input accepts the same values with the same words.
 
 #include <cstdint>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "costmodel/spec/collective.hpp"
+#include "costmodel/spec/economics.hpp"
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/model.hpp"
 #include "costmodel/spec/strategy.hpp"
@@ -28,6 +30,8 @@ struct TrainingSpec {
   Algorithm dp_algorithm = Algorithm::kAuto;  ///< the DP gradient exchange's algorithm
   Algorithm tp_algorithm = Algorithm::kAuto;  ///< the tensor-parallel collectives' algorithm
   Pins pins;                                  ///< knobs fixed by the user or the source
+  EconomicsSpec economics;                    ///< cost basis, amortisation, electricity, PUE
+  ReliabilitySpec reliability;                ///< interruptions, checkpoints and restarts (goodput)
 };
 
 /// One field of TrainingSpec as every input spells it: `key` in YAML (runs files, scenarios' training.*),

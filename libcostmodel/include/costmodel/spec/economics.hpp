@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// What a training run assumes about owning its cluster (cost basis, amortisation, electricity, PUE) and about
+// interruptions (GPU failure rate, checkpoint write bandwidth, restart time, checkpoint interval): plain data
+// with the defaults every input shares (TrainingSpec holds them; estimate/economics.hpp and
+// estimate/goodput.hpp use them).
+
+#include <limits>
+#include <optional>
+#include <string_view>
+
+#include "costmodel/units.hpp"
+
+namespace costmodel {
+
+/// What `cost` means in tables and in `--rank-by cost`.
+enum class CostBasis {
+  kOwned,   ///< the owned cluster's TCO: capex amortised over the run's wall-clock time, plus energy
+  kRental,  ///< GPU-hours (wall-clock) x the GPU's all-in rental price
+};
+/// "owned", "rental".
+[[nodiscard]] std::string_view to_string(CostBasis basis);
+/// The basis named `name`, or nullopt.
+[[nodiscard]] std::optional<CostBasis> parse_cost_basis(std::string_view name);
+
+/// Seconds in a year of 365.25 days (amortisation periods are in years).
+inline constexpr double kSecondsPerYear = 365.25 * kSecondsPerDay;
+
+/// Years over which an owned cluster's capex is written off: a common planning figure for GPU servers
+/// (hyperscalers depreciate servers over 5-6 years; a GPU generation is current for about 2-3).
+inline constexpr double kDefaultAmortizationYears = 4.0;
+/// US industrial electricity, 2023 average: 8.06 cents/kWh (EIA, Electric Power Monthly, table 5.3);
+/// California and New England pay about twice that.
+inline constexpr UsdPerJoule kDefaultElectricity{0.08 / kJoulesPerKwh};
+/// Power usage effectiveness of a new AI data hall (estimate): the Uptime Institute's 2024 survey average is
+/// 1.56, large new facilities reach 1.2-1.3, liquid-cooled hyperscale ~1.1.
+inline constexpr double kDefaultPue = 1.3;
+
+/// The cost side of a run: what owning the cluster costs per wall-clock second, and which cost ranks.
+struct EconomicsSpec {
+  CostBasis cost_basis = CostBasis::kOwned;
+  double amortization_years = kDefaultAmortizationYears;  ///< capex written off linearly over this, years
+  UsdPerJoule electricity = kDefaultElectricity;          ///< price of the energy drawn from the grid
+  double pue = kDefaultPue;  ///< facility power / IT power (cooling, power conversion), >= 1
+};
+
+/// Mean time between unexpected job interruptions per GPU, from Llama 3 405B's pre-training (Dubey et al.
+/// 2024, arXiv 2407.21783, §3.3.4 and Table 5): 419 unexpected interruptions in a 54-day snapshot on 16,384
+/// H100, i.e. one every 3.09 h for the job, 54 d x 16,384 / 419 = 2,112 GPU-days (50,700 GPU-hours) per
+/// interruption. It counts every cause (GPUs 58.7%, software, network, host); 47 planned interruptions
+/// (firmware, configuration) come on top and are not modelled.
+inline constexpr Seconds kLlama3GpuMtbf{54.0 * kSecondsPerDay * 16384.0 / 419.0};
+/// Detect, reschedule, reload and catch up after an interruption (estimate): Meta's research clusters
+/// measure 5-20 min per restart (Kokolis et al. 2024, arXiv 2410.21680); ByteDance's MegaScale recovers
+/// within 15 min (Jiang et al. 2024, NSDI'24, arXiv 2402.15627). Llama 3 gives no number.
+inline constexpr Seconds kDefaultRestartTime{600.0};
+/// Sustained checkpoint write bandwidth per node: Llama 3's Tectonic storage sustains 2 TB/s for the 16,384
+/// GPUs (2,048 nodes of 8) of its 405B run (Dubey et al. 2024, §3.3.1 "Storage"), about 1 GB/s per node.
+inline constexpr BytesPerSecond kDefaultCheckpointBandwidth{2e12 / 2048.0};
+
+/// The reliability side of a run: how often it is interrupted, and what a checkpoint and a restart cost.
+struct ReliabilitySpec {
+  /// Mean time between interruptions of one GPU; +infinity: no interruptions (--gpu-mtbf off).
+  Seconds gpu_mtbf = kLlama3GpuMtbf;
+  /// Checkpoint write bandwidth of one node to the storage that holds the checkpoints.
+  BytesPerSecond checkpoint_bandwidth = kDefaultCheckpointBandwidth;
+  Seconds restart_time = kDefaultRestartTime;  ///< lost to each interruption besides the lost work
+  /// Useful training time between checkpoints; nullopt: the Young/Daly optimum sqrt(2 C M).
+  std::optional<Seconds> checkpoint_interval;
+  /// Asynchronous checkpointing (PyTorch DCP async_save, Megatron-LM --async-save): training stalls only for
+  /// the copy of each GPU's state to host memory; the write to storage proceeds in the background.
+  bool async_checkpoint = false;
+
+  /// True when interruptions are modelled (a finite MTBF).
+  [[nodiscard]] bool failures() const { return gpu_mtbf.value < std::numeric_limits<double>::infinity(); }
+};
+
+}  // namespace costmodel

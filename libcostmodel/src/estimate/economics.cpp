@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "costmodel/estimate/economics.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "costmodel/estimate/step.hpp"
+
+namespace costmodel {
+
+Ownership ownership(const ClusterSpec& cluster, const Inventory& inventory, const EconomicsSpec& economics) {
+  Ownership o;
+  o.gpus = cluster.gpus;
+  const GpuSpec& gpu = cluster.gpu;
+  const double gpus = cluster.gpus;
+  // The catalog prices a server of node.gpus GPUs; each GPU carries its share, whatever the cluster's nodes.
+  const double per_node = std::max(1, gpu.node.gpus);
+  o.gpu_capex = Usd(gpus * (gpu.price.value + gpu.node.server_price.value / per_node));
+  o.network_capex = inventory.capex;
+  o.capex = o.gpu_capex + o.network_capex;
+  const Watts nodes(gpus * (gpu.tdp.value + gpu.node.server_power.value / per_node));
+  o.power = nodes + inventory.power;
+  // Nodes draw a measured fraction of their rating while training (an 8-GPU H100 node: 76% of 10.2 kW,
+  // Newkirk et al. 2025, arXiv 2506.14551); switches, NICs and optics are priced at their typical power.
+  o.power_at_load = nodes * gpu.node.load_power + inventory.power;
+  const double amortization = o.capex.value / (economics.amortization_years * kSecondsPerYear);
+  const double energy = o.power_at_load.value * economics.pue * economics.electricity.value;
+  o.owned_rate = UsdPerSecond(amortization + energy);
+  o.rental_rate = UsdPerSecond(gpu.rental_price.value * gpus);
+  return o;
+}
+
+void apply_economics(StepEstimate& e, const Goodput& goodput, const Ownership& ownership,
+                     const EstimateOptions& options) noexcept {
+  e.gpus = ownership.gpus;
+  e.gpu_capex = ownership.gpu_capex;
+  e.capex = ownership.capex;
+  e.power = ownership.power;
+  e.goodput = goodput;
+  e.cost_basis = options.economics.cost_basis;
+  e.owned_rate = ownership.owned_rate;
+  e.rental_rate = ownership.rental_rate;
+  if (!options.tokens || !(e.tokens_per_s > 0.0)) return;
+  const Seconds ideal(*options.tokens / e.tokens_per_s);
+  // Daly's wall-clock time per unit of useful time is 1 / goodput; 0 goodput never finishes (+infinity).
+  const Seconds wall(goodput.fraction > 0.0 ? ideal.value / goodput.fraction
+                                            : std::numeric_limits<double>::infinity());
+  e.ideal_time = ideal;
+  e.training_time = wall;
+  e.interruptions = expected_interruptions(wall, goodput.cluster_mtbf);
+  e.rental_cost = ownership.rental_rate * wall;
+  e.energy = ownership.power_at_load * options.economics.pue * wall;
+  e.energy_cost = options.economics.electricity * *e.energy;
+  // Straight-line amortisation: the run is charged the share of the capex its wall-clock time uses up.
+  e.tco = Usd(ownership.capex.value * wall.value / (options.economics.amortization_years * kSecondsPerYear)) +
+          *e.energy_cost;
+}
+
+}  // namespace costmodel
