@@ -227,7 +227,22 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
                                         "top " + std::to_string(result.top.size()) + " by " +
                                             std::string(to_string(request.objective)) + "; " + basis,
                                         true, deadline));
-  std::string cluster = describe_cluster(result.cluster);
+  // The header names the fabric searched: one --topology choice replaces the base cluster's; several are
+  // listed after it.
+  ClusterSpec described = result.cluster;
+  if (request.topologies.size() == 1) {
+    described.topology = request.topologies.front().kind;
+    described.oversubscription =
+        request.topologies.front().oversubscription.value_or(described.oversubscription);
+  }
+  std::string cluster = describe_cluster(described);
+  if (request.topologies.size() > 1) {
+    cluster += "; fabrics searched:";
+    for (const TopologyChoice& t : request.topologies) {
+      cluster += " " + std::string(to_string(t.kind));
+      if (t.oversubscription) cluster += ":" + format_number(*t.oversubscription, 3);
+    }
+  }
   if (deadline) {
     // The GPU count is what the search varies: name its range instead of the base cluster's count.
     const std::string base = "cluster: " + std::to_string(result.cluster.gpus) + " x ";
