@@ -71,8 +71,10 @@ std::string describe_cluster(const ClusterSpec& c) {
   if (c.topology != TopologyKind::kTorus2D && c.topology != TopologyKind::kTorus3D) {
     text.append(" ").append(format_number(c.oversubscription, 3)).append(":1 of ").append(c.switch_spec.name);
     text += " switches";
-    // Only what differs from the defaults (SHARP off as NCCL keeps it; adaptive Dragonfly+ routing).
-    if (c.in_network == InNetworkReduction::kSharp) text += " with SHARP in-network reduction";
+    // The in-network setting wherever the switch could reduce (off unless enabled, as NCCL keeps CollNet).
+    if (c.switch_spec.in_network_reduction != InNetworkReduction::kNone) {
+      text += c.in_network == InNetworkReduction::kSharp ? " with SHARP on" : " (SHARP off)";
+    }
     if (c.topology == TopologyKind::kDragonflyPlus && c.routing == Routing::kMinimal)
       text += ", minimal routing";
   }
