@@ -36,62 +36,124 @@ TEST_CASE("gradient bytes on the wire: fp32 main gradients, halved by fp16, quar
   s.compression.kind = CompressionKind::kNone;
   s.dtype = Dtype::kFp16;  // fp16 training keeps fp16 gradients
   CHECK(wire_bytes_per_gradient(s) == 2.0);
+  s.dtype = Dtype::kBf16;
+  s.bf16_gradients = true;  // Megatron-LM --grad-reduce-in-bf16
+  CHECK(wire_bytes_per_gradient(s) == 2.0);
 }
 
-TEST_CASE("ZeRO 0-3: which collectives one group of 1e9 parameters pays per step") {
-  const double params = 1e9;
-  // ZeRO-0: one AllReduce of the fp32 gradients, 4 GB.
+TEST_CASE("ZeRO 0-3: which collectives of which parameters, once a step or every micro-batch") {
+  // The toy GPT on one stage: 8 layers of L parameters, an embedding and an untied output layer of V·h.
   TermCase c = dp8(0);
+  (void)c.inputs();
+  const double layer = c.terms.params_per_layer;
+  const double vh = 32768.0 * 1024;
+  const double embedding = c.terms.params_embedding;  // V·h + learned positions s·h
+  const double stage = 8 * layer + embedding + vh;
   const LinkPath& path = c.paths.dp;
-  GradientExchange g = gradient_exchange_time(c.inputs(), params, 8, path, Seconds(0));
-  CHECK(g.reduce.value == doctest::Approx(cost(Collective::kAllReduce, 4e9, path)));
-  CHECK(g.gather.value == 0.0);
-  CHECK(g.weight_gathers.value == 0.0);
-  // ZeRO-1/2 (distributed optimizer): reduce-scatter the gradients, all-gather the bf16 weights, 2 GB.
-  for (int zero : {1, 2}) {
-    c = dp8(zero);
-    g = gradient_exchange_time(c.inputs(), params, 8, path, Seconds(0));
-    CHECK(g.reduce.value == doctest::Approx(cost(Collective::kReduceScatter, 4e9, path)));
-    CHECK(g.gather.value == doctest::Approx(cost(Collective::kAllGather, 2e9, path)));
-  }
-  // ZeRO-3: no gather after the step, but one before each micro-batch's forward and one before its
-  // backward: 2 micro-batches x 2.
+  // ZeRO-0: the stage's fp32 gradients all-reduced once a step.
+  DataParallelStreams s = data_parallel_streams(c.inputs());
+  CHECK(s.step_reduce.value == doctest::Approx(cost(Collective::kAllReduce, 4 * stage, path)));
+  CHECK(s.step_gather.value == 0.0);
+  CHECK(s.layer_reduce.value == 0.0);
+  CHECK(s.layer_gather.value == 0.0);
+  // ZeRO-1 (distributed optimizer): reduce-scatter once a step, all-gather the bf16 weights once a step.
+  c = dp8(1);
+  s = data_parallel_streams(c.inputs());
+  CHECK(s.step_reduce.value == doctest::Approx(cost(Collective::kReduceScatter, 4 * stage, path)));
+  CHECK(s.step_gather.value == doctest::Approx(cost(Collective::kAllGather, 2 * stage, path)));
+  CHECK(s.layer_reduce.value == 0.0);
+  // ZeRO-2 (DeepSpeed): every micro-batch reduce-scatters each layer (and the ends); the weights are
+  // gathered once a step.
+  c = dp8(2);
+  s = data_parallel_streams(c.inputs());
+  CHECK(s.step_reduce.value == 0.0);
+  CHECK(s.layer_reduce.value == doctest::Approx(cost(Collective::kReduceScatter, 4 * layer, path)));
+  CHECK(s.first_end_reduce.value == doctest::Approx(cost(Collective::kReduceScatter, 4 * embedding, path)));
+  CHECK(s.last_end_reduce.value == doctest::Approx(cost(Collective::kReduceScatter, 4 * vh, path)));
+  CHECK(s.step_gather.value == doctest::Approx(cost(Collective::kAllGather, 2 * stage, path)));
+  CHECK(s.layer_gather.value == 0.0);
+  // ZeRO-3 / FSDP: each layer gathered (forward and again backward) and reduce-scattered every micro-batch,
+  // nothing once a step.
   c = dp8(3);
-  g = gradient_exchange_time(c.inputs(), params, 8, path, Seconds(0));
-  CHECK(g.gather.value == 0.0);
-  CHECK(g.weight_gathers.value == doctest::Approx(2 * 2 * cost(Collective::kAllGather, 2e9, path)));
-  // Top-k 1%: every rank all-gathers everyone's values and indices: 8 x 0.01 x 1e9 x 8 B.
-  c = dp8(0);
+  s = data_parallel_streams(c.inputs());
+  CHECK(s.layer_gather.value == doctest::Approx(cost(Collective::kAllGather, 2 * layer, path)));
+  CHECK(s.layer_reduce.value == doctest::Approx(cost(Collective::kReduceScatter, 4 * layer, path)));
+  CHECK(s.step_reduce.value == 0.0);
+  CHECK(s.step_gather.value == 0.0);
+  // Top-k 1% with ZeRO-1: every rank all-gathers everyone's values and indices, 8 x 0.01 x stage x 8 B;
+  // the updated weights are still gathered.
+  c = dp8(1);
   c.strategy.compression = Compression{CompressionKind::kTopK, 0.01};
-  g = gradient_exchange_time(c.inputs(), params, 8, path, Seconds(0));
-  CHECK(g.reduce.value == doctest::Approx(cost(Collective::kAllGather, 8 * 0.01 * 1e9 * 8, path)));
-  // One rank has no one to exchange with.
-  g = gradient_exchange_time(c.inputs(), params, 1, path, Seconds(0));
-  CHECK(g.reduce.value == 0.0);
+  s = data_parallel_streams(c.inputs());
+  CHECK(s.step_reduce.value == doctest::Approx(cost(Collective::kAllGather, 8 * 0.01 * stage * 8, path)));
+  CHECK(s.step_gather.value == doctest::Approx(cost(Collective::kAllGather, 2 * stage, path)));
+  // One replica has no one to exchange with.
+  TermCase one;
+  one.place(1);
+  CHECK(data_parallel_streams(one.inputs()).step_reduce.value == 0.0);
 }
 
-TEST_CASE("overlap: the reduction hides behind the last backward, the gather behind the next forward") {
-  TermCase c = dp8(1);
-  const LinkPath& path = c.paths.dp;
-  // No compute to hide behind: everything is exposed.
-  GradientExchange g = gradient_exchange_time(c.inputs(), 1e9, 8, path, Seconds(0));
-  CHECK(g.exposed.value == doctest::Approx(g.reduce.value + g.gather.value));
-  // 8 layers of a 1 s forward: a 16 s backward and an 8 s forward window hide both (efficiency 1).
-  g = gradient_exchange_time(c.inputs(), 1e9, 8, path, Seconds(1));
-  CHECK(g.exposed.value == doctest::Approx(0.0));
-  // Without overlap nothing hides.
-  c.strategy.overlap = false;
-  g = gradient_exchange_time(c.inputs(), 1e9, 8, path, Seconds(1));
-  CHECK(g.exposed.value == doctest::Approx(g.reduce.value + g.gather.value));
-  // data_parallel_time() of a dense model is its one group, over dp·cp ranks.
-  MemoryBreakdown memory;
-  memory.dense_parameters = 1e9;
-  const DataParallelComm dp = data_parallel_time(c.inputs(), memory, Seconds(1));
-  CHECK(dp.total.value == doctest::Approx(g.reduce.value + g.gather.value));
-  CHECK(dp.exposed.value == doctest::Approx(g.exposed.value));
+TEST_CASE("the once-a-step streams carry the first stage's parameters") {
+  // Toy GPT, pp 2, dp 4: the first stage holds 4 layers and the embedding.
+  TermCase c;
+  c.strategy.pp = 2;
+  c.strategy.dp = 4;
+  c.strategy.global_batch = 8;
+  c.strategy.zero = 1;
+  c.place(8);
+  (void)c.inputs();
+  const double first = 4 * c.terms.params_per_layer + c.terms.params_embedding;
+  CHECK(data_parallel_streams(c.inputs()).step_reduce.value ==
+        doctest::Approx(cost(Collective::kReduceScatter, 4 * first, c.paths.dp)));
 }
 
-TEST_CASE("the optimizer step moves 32 bytes per local parameter, compression 4 + wire + 8 more") {
+TEST_CASE("tied embeddings: their gradients all-reduced between the first and the last stage") {
+  TermCase c;
+  c.model.tied_embeddings = true;
+  c.strategy.pp = 2;
+  c.strategy.dp = 4;
+  c.strategy.global_batch = 8;
+  c.place(8);
+  (void)c.inputs();
+  REQUIRE(c.paths.embedding.ranks == 2);
+  CHECK(data_parallel_streams(c.inputs()).tied_embedding.value ==
+        doctest::Approx(cost(Collective::kAllReduce, 4 * c.terms.params_embedding, c.paths.embedding)));
+  c.strategy.pp = 1;
+  c.strategy.dp = 8;
+  c.place(8);
+  CHECK(data_parallel_streams(c.inputs()).tied_embedding.value == 0.0);
+}
+
+TEST_CASE("MoE: expert gradients are reduced over the expert-data-parallel group at every ep, ep 1 included") {
+  // Toy MoE on 8 GPUs, dp 8. At ep 1 every rank holds all 8 experts, reduced over the 8 ranks; at ep 2 each
+  // holds 4, reduced over 4 ranks. The expert traffic per GPU at ep 1 is at least that at ep 2.
+  const auto dp_traffic = [](int ep) {
+    TermCase c;
+    c.model = test::toy_moe();
+    c.strategy.dp = 8;
+    c.strategy.ep = ep;
+    c.strategy.global_batch = 8;
+    c.strategy.zero = 1;
+    c.place(8);
+    const DataParallelStreams s = data_parallel_streams(c.inputs());
+    return s.step_reduce.value + s.step_gather.value;
+  };
+  CHECK(dp_traffic(1) >= dp_traffic(2));
+  // ... and at ep 1 the experts are exchanged at all: more than the dense parameters alone.
+  TermCase dense;
+  dense.model = test::toy_moe();
+  dense.strategy.dp = 8;
+  dense.strategy.global_batch = 8;
+  dense.strategy.zero = 1;
+  dense.place(8);
+  (void)dense.inputs();
+  const double dense_params = 8 * (dense.terms.params_per_layer - dense.terms.expert_params_per_layer) +
+                              dense.terms.params_embedding + 32768.0 * 1024;
+  CHECK(dp_traffic(1) > cost(Collective::kReduceScatter, 4 * dense_params, dense.paths.dp) +
+                            cost(Collective::kAllGather, 2 * dense_params, dense.paths.dp));
+}
+
+TEST_CASE("the optimizer step moves 32 bytes per local parameter, compression and FP8 casts more") {
   TermCase c = dp8(1);
   MemoryBreakdown memory;
   memory.optimizer = Bytes(12e9);  // 1e9 parameters' Adam states
@@ -102,4 +164,12 @@ TEST_CASE("the optimizer step moves 32 bytes per local parameter, compression 4 
   // 8e9 x (4 + 1 + 8) B at 1 TB/s = 104 ms more.
   c.strategy.compression.kind = CompressionKind::kInt8;
   CHECK(optimizer_time(c.inputs(), memory).value == doctest::Approx(0.032 + 0.104));
+  // A plain fp16 cast keeps no residual: 8e9 x (4 + 2) B = 48 ms.
+  c.strategy.compression.kind = CompressionKind::kFp16;
+  CHECK(optimizer_time(c.inputs(), memory).value == doctest::Approx(0.032 + 0.048));
+  // FP8: the stage's weights cast to FP8 with their transposes once a step, 8e9 x 4 B = 32 ms.
+  c.strategy.compression.kind = CompressionKind::kNone;
+  c.strategy.dtype = Dtype::kFp8;
+  c.gpu.peak_flops[static_cast<int>(Dtype::kFp8)] = FlopsPerSecond(200e12);
+  CHECK(optimizer_time(c.inputs(), memory).value == doctest::Approx(0.032 + 0.032));
 }

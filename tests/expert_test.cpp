@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include "costmodel/estimate/tensor.hpp"
 #include "estimate_fixtures.hpp"
 
 using namespace costmodel;
@@ -24,7 +25,60 @@ TEST_CASE("expert parallelism: dispatch and combine, forward and backward, in th
   CHECK(expert_parallel_layer_time(c.inputs()).value == doctest::Approx(0.5 * 4 * all_to_all));
   c.strategy.recompute = Recompute::kFull;
   CHECK(expert_parallel_layer_time(c.inputs()).value == doctest::Approx(0.5 * 6 * all_to_all));
+  // A capacity factor of 1.5 sends 1.5 x the tokens (the busiest rank's share).
+  c.strategy.recompute = Recompute::kNone;
+  c.options.moe_capacity_factor = 1.5;
+  const double padded =
+      collective_cost(Collective::kAllToAll, Algorithm::kAuto, Bytes(1.5 * 2048 * 2 * 1024 * 2), c.paths.ep)
+          .time.value;
+  CHECK(expert_parallel_layer_time(c.inputs()).value == doctest::Approx(0.5 * 4 * padded));
   // A dense model has no all-to-all, whatever ep says.
   c.model = test::toy_gpt();
   CHECK(expert_parallel_layer_time(c.inputs()).value == 0.0);
+}
+
+TEST_CASE("with TP and SP each rank dispatches its own 1/t of the tokens, then gathers them over tp") {
+  // Megatron-LM's alltoall dispatcher: all-to-all of T/t·top_k·h over ep, all-gather over the expert-TP
+  // group (= tp) before the experts, reduce-scatter after (token_dispatcher.py, MoEAlltoAllTokenDispatcher).
+  TermCase c;
+  c.model = test::toy_moe();
+  c.strategy.tp = 2;
+  c.strategy.dp = 4;
+  c.strategy.ep = 4;
+  c.strategy.global_batch = 4;
+  c.place(8);
+  const double all_to_all =
+      collective_cost(Collective::kAllToAll, Algorithm::kAuto, Bytes(1024.0 * 2 * 1024 * 2), c.paths.ep)
+          .time.value;
+  const double gather = collective_cost(Collective::kReduceScatter, Algorithm::kAuto,
+                                        Bytes(2048.0 * 2 * 1024 * 2), c.paths.tp)
+                            .time.value;
+  CHECK(expert_parallel_layer_time(c.inputs()).value ==
+        doctest::Approx(0.5 * 2 * (2 * all_to_all + 2 * gather)));
+}
+
+TEST_CASE("within a node the expert all-to-all at tp 2 is within 25% of tp 1 (same ep, same micro-batch)") {
+  // tp 1: each rank dispatches all T tokens over ep 4. tp 2: each dispatches T/2 and gathers over tp on
+  // NVLink. Physically the volume per GPU is about the same; the old model sent t times too much.
+  TermCase c;
+  c.model = test::toy_moe();
+  c.strategy.dp = 8;
+  c.strategy.ep = 4;
+  c.strategy.global_batch = 8;
+  c.place(8);
+  const double tp1 = expert_parallel_layer_time(c.inputs()).value;
+  c.strategy.tp = 2;
+  c.strategy.dp = 4;
+  c.strategy.global_batch = 4;
+  c.place(8);
+  const double tp2 = expert_parallel_layer_time(c.inputs()).value;
+  REQUIRE(tp1 > 0);
+  CHECK(tp2 / tp1 == doctest::Approx(1.0).epsilon(0.25));
+  // The MoE layers' MLP no longer pays the dense tensor-parallel pair (the dispatcher's gathers replace it):
+  // attention's pair in every layer, the MLP's in the dense half.
+  const StepInputs in = c.inputs();
+  const double one = 2.0 * collective_cost(Collective::kReduceScatter, Algorithm::kAuto,
+                                           Bytes(2048.0 * 1024 * 2), c.paths.tp)
+                               .time.value;
+  CHECK(tensor_parallel_layer_time(in).value == doctest::Approx(one * 2 * (1 + 0.5)));
 }

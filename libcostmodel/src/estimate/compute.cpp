@@ -37,6 +37,18 @@ Seconds elementwise_time(const StepInputs& in) noexcept {
   return Seconds(detail::elementwise(in));
 }
 
+Seconds fp8_cast_time(const StepInputs& in, bool backward) noexcept {
+  return Seconds(detail::fp8_casts(in, backward));
+}
+
+Seconds attention_core_backward_time(const StepInputs& in, Seconds forward) noexcept {
+  return Seconds(detail::attention_core_backward(in, forward.value));
+}
+
+LayerBackward layer_backward_time(const StepInputs& in, const LayerForward& forward) noexcept {
+  return detail::layer_backward(in, forward);
+}
+
 LayerForward layer_forward_time(const StepInputs& in) noexcept {
   return detail::layer_forward(in);
 }

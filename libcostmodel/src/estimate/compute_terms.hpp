@@ -43,12 +43,13 @@ inline double gated(const ModelSpec& model) {
   return model.ffn == FfnKind::kGelu ? 1.0 : 2.0;
 }
 
-// Megatron-LM tensor-parallel GEMM shapes (Shoeybi et al. 2019 §3): QKV and projection.
+// Megatron-LM tensor-parallel GEMM shapes (Shoeybi et al. 2019 §3): QKV and projection. K and V are at least
+// one head per rank (replicated when tp > kv_heads).
 inline double attention_gemms(const StepInputs& in) {
   const GpuSpec& gpu = in.gpu;
   const Dtype dt = in.strategy.dtype;
-  const double T = in.tokens, h = in.hidden, q = in.q_dim, kv = in.kv_dim, t = in.tp;
-  return gemm_seconds(gpu, dt, T, (q + 2 * kv) / t, h) + gemm_seconds(gpu, dt, T, h, q / t);
+  const double T = in.tokens, h = in.hidden, q = in.q_dim, t = in.tp;
+  return gemm_seconds(gpu, dt, T, q / t + 2.0 * in.kv_per_rank, h) + gemm_seconds(gpu, dt, T, h, q / t);
 }
 
 // Megatron-LM tensor-parallel GEMM shapes (Shoeybi et al. 2019 §3): MLP up and down.
@@ -59,7 +60,8 @@ inline double dense_mlp(const StepInputs& in) {
   return gemm_seconds(gpu, dt, T, gated(in.model) * f / t, h) + gemm_seconds(gpu, dt, T, h, f / t);
 }
 
-// A MoE layer's MLP: its local routed experts, its shared experts and its router.
+// A MoE layer's MLP: its local routed experts, its shared experts and its router. The experts are split
+// over tp as the dense MLP is (Megatron-LM's expert tensor parallelism defaults to tp).
 inline double moe_mlp(const StepInputs& in) {
   const ModelSpec& model = in.model;
   if (!model.is_moe()) return 0.0;
@@ -69,19 +71,20 @@ inline double moe_mlp(const StepInputs& in) {
   const double T = in.tokens, h = in.hidden, t = in.tp, g = gated(model);
   const double fe = static_cast<double>(model.moe->expert_ffn_hidden);
   const double experts_local = static_cast<double>(model.moe->experts) / st.ep;
-  // Balanced routing: each local expert sees ep·T·top_k / E tokens (Lepikhin et al. 2020, GShard §2).
-  const double tokens_per_expert = st.ep * T * model.moe->top_k / model.moe->experts;
+  // Balanced routing: each local expert sees ep·T·top_k / E tokens (Lepikhin et al. 2020, GShard §2), the
+  // busiest capacity_factor times that.
+  const double tokens_per_expert = in.capacity_factor * st.ep * T * model.moe->top_k / model.moe->experts;
   return experts_local * (gemm_seconds(gpu, dt, tokens_per_expert, g * fe / t, h) +
                           gemm_seconds(gpu, dt, tokens_per_expert, h, fe / t)) +
          model.moe->shared_experts *
              (gemm_seconds(gpu, dt, T, g * fe / t, h) + gemm_seconds(gpu, dt, T, h, fe / t)) +
-         gemm_seconds(gpu, dt, T, static_cast<double>(model.moe->experts), h);  // router
+         gemm_seconds(gpu, Dtype::kBf16, T, static_cast<double>(model.moe->experts), h);  // router, bf16
 }
 
 inline double attention_core(const StepInputs& in) {
   const GpuSpec& gpu = in.gpu;
   const Strategy& st = in.strategy;
-  const Dtype dt = st.dtype;
+  const Dtype dt = in.attention_dtype;
   const double T = in.tokens, s = in.seq_len, q = in.q_dim, t = in.tp;
   // Attention core: 4·T·s·q/t FLOPs (QK^T and scores·V). Flash attention skips the causally masked half
   // (Dao et al. 2022 §3); standard attention computes it all as batched GEMMs of inner size head_dim and
@@ -90,19 +93,58 @@ inline double attention_core(const StepInputs& in) {
   if (in.options.flash_attention)
     return 2.0 * T * s * q / t / (gpu.peak(dt).value * gpu.efficiency.attention);
   const double heads = in.model.heads / t;
-  const double hd = static_cast<double>(in.model.head_dim());
+  const double hd = in.head_dim;
   return heads * st.micro_batch *
              (gemm_seconds(gpu, dt, s / st.cp, s, hd) + gemm_seconds(gpu, dt, s / st.cp, hd, s)) +
          memory_bound_seconds(gpu, 13.0 * heads * T * s);
 }
 
+// FlashAttention's backward recomputes the scores and runs 5 matmuls against the forward's 2 (Dao 2023,
+// FlashAttention-2 §3.1.2); standard attention's backward is twice its forward (Narayanan et al. 2021 §5.1).
+inline double attention_core_backward(const StepInputs& in, double forward) {
+  return (in.options.flash_attention ? 2.5 : 2.0) * forward;
+}
+
+// Per token of one layer, the MLP's intermediate width that element-wise work touches on one GPU: the dense
+// MLP's f/t, a MoE layer's routed experts (top_k x capacity) and shared experts at f_e/t.
+inline double mlp_intermediate(const StepInputs& in) {
+  const double dense = in.ffn_hidden / in.tp;
+  if (in.moe_share <= 0.0) return dense;
+  const MoeSpec& moe = *in.model.moe;
+  const double experts = (moe.top_k * in.capacity_factor + moe.shared_experts) *
+                         static_cast<double>(moe.expert_ffn_hidden) / in.tp;
+  return (1.0 - in.moe_share) * dense + in.moe_share * experts;
+}
+
 inline double elementwise(const StepInputs& in) {
-  const double T = in.tokens, h = in.hidden, f = in.ffn_hidden, t = in.tp;
-  // Element-wise traffic: replicated across tp without sequence parallelism, split with it.
-  const double intermediate = (in.model.ffn == FfnKind::kGelu ? 4.0 : 6.0) * f / t;
-  const double elementwise_bytes =
-      T * (kElementwiseBytesPerHidden * h / (in.sequence_parallel ? t : 1.0) + intermediate);
-  return memory_bound_seconds(in.gpu, elementwise_bytes);
+  const double T = in.tokens, h = in.hidden, t = in.tp;
+  // Element-wise traffic: replicated across tp without sequence parallelism, split with it. The MLP
+  // activation reads and writes its intermediate: 4 bytes per element (GELU) or 6 (gated: gate, up, product).
+  const double sp = in.sequence_parallel ? t : 1.0;
+  double bytes = T * (kElementwiseBytesPerHidden * h / sp + (in.model.ffn == FfnKind::kGelu ? 4.0 : 6.0) *
+                                                                mlp_intermediate(in));
+  if (in.moe_share > 0.0) {
+    // Token permutation (Megatron-LM moe_utils.permute / unpermute): dispatch reads each local token (2h B)
+    // and writes its top_k copies, combine reads them back and writes the weighted sum.
+    const double k = in.model.moe->top_k * in.capacity_factor;
+    bytes += in.moe_share * T / sp * 2.0 * (2.0 * h + 2.0 * k * h);
+  }
+  return memory_bound_seconds(in.gpu, bytes);
+}
+
+// FP8 casts (Transformer Engine, Micikevicius et al. 2022 §4): every FP8 GEMM operand that a bf16 kernel
+// produced is read (2 B) and written as FP8 with its transpose for the other pass's GEMM (1 + 1 B), amax
+// taken on the way (delayed scaling): 4 bytes per element. Forward: the inputs of QKV, projection, FC1 and
+// FC2; backward: their output gradients. The weights' casts happen once per step (optimizer_time()).
+inline double fp8_casts(const StepInputs& in, bool backward) {
+  if (in.strategy.dtype != Dtype::kFp8) return 0.0;
+  const double T = in.tokens, h = in.hidden, t = in.tp;
+  const double intermediate = mlp_intermediate(in);
+  const double gate = in.model.ffn == FfnKind::kGelu ? 1.0 : 2.0;
+  const double elements =
+      backward ? (in.q_dim / t + 2.0 * in.kv_per_rank) + h + gate * intermediate + h
+               : h + in.q_dim / t + h + intermediate;
+  return memory_bound_seconds(in.gpu, 4.0 * T * elements);
 }
 
 inline LayerForward layer_forward(const StepInputs& in) {
@@ -111,8 +153,17 @@ inline LayerForward layer_forward(const StepInputs& in) {
   const double mlp = (1.0 - moe_share) * dense_mlp(in) + moe_share * moe_mlp(in);
   const double core = attention_core(in);
   const double memory_bound = elementwise(in);
-  return {Seconds(attention), Seconds(mlp), Seconds(core), Seconds(memory_bound),
-          Seconds(attention + mlp + core + memory_bound)};
+  const double casts = fp8_casts(in, false);
+  return {Seconds(attention),    Seconds(mlp),   Seconds(core),
+          Seconds(memory_bound), Seconds(casts), Seconds(attention + mlp + core + memory_bound + casts)};
+}
+
+// Backward: gradients with respect to inputs and to weights, 2 x the forward's GEMMs (Narayanan et al. 2021
+// §5.1) and, taken alike, its element-wise work; the attention core as attention_core_backward().
+inline LayerBackward layer_backward(const StepInputs& in, const LayerForward& f) {
+  const double core = attention_core_backward(in, f.attention_core.value);
+  const double rest = 2.0 * (f.attention_gemms.value + f.mlp.value + f.elementwise.value);
+  return {Seconds(core), Seconds(rest + core + fp8_casts(in, true))};
 }
 
 // Recompute adds a forward pass (full) or the attention core (selective, Korthikanti et al. 2022 §5).
@@ -123,22 +174,28 @@ inline double layer_recompute(const StepInputs& in, const LayerForward& forward)
                                       : 0.0;
 }
 
-// The last stage also runs the output layer and the loss (vocabulary-parallel, 3 GEMM passes).
+// The last stage also runs the output layer and the loss (vocabulary-parallel, 3 GEMM passes), in bf16:
+// Megatron-LM's output layer is a ColumnParallelLinear outside Transformer Engine's fp8_autocast
+// (megatron/core/models/gpt/gpt_model.py, GPTModel.__init__).
 inline double logits(const StepInputs& in) {
   const GpuSpec& gpu = in.gpu;
   const double T = in.tokens, h = in.hidden, V = in.vocab, t = in.tp;
-  return 3.0 * gemm_seconds(gpu, in.strategy.dtype, T, V / t, h) +
-         memory_bound_seconds(gpu, T * V / t * 12.0);
+  const Dtype dt = in.strategy.dtype == Dtype::kFp16 ? Dtype::kFp16 : Dtype::kBf16;
+  return 3.0 * gemm_seconds(gpu, dt, T, V / t, h) + memory_bound_seconds(gpu, T * V / t * 12.0);
 }
 
-// Backward costs twice the forward (Narayanan et al. 2021 §5.1).
+// One layer forward + backward + recompute, and the most loaded stage (the layers of the StageLayers, the
+// logits on the last stage; with one stage both).
 inline StageCompute stage(const StepInputs& in) {
   StageCompute c;
   c.layer_forward = layer_forward(in);
+  c.layer_backward = layer_backward(in, c.layer_forward);
   c.layer_recompute = Seconds(layer_recompute(in, c.layer_forward));
-  c.layer = Seconds(3.0 * c.layer_forward.total.value + c.layer_recompute.value);
+  c.layer = Seconds(c.layer_forward.total.value + c.layer_backward.total.value + c.layer_recompute.value);
   c.logits = Seconds(logits(in));
-  c.stage = Seconds(in.layers_per_stage * c.layer.value + c.logits.value);
+  const StageLayers& s = in.stages;
+  const double layer = c.layer.value;
+  c.stage = Seconds(std::max({s.first * layer, s.middle * layer, s.last * layer + c.logits.value}));
   return c;
 }
 

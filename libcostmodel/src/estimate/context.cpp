@@ -5,17 +5,17 @@
 
 namespace costmodel {
 
-// Ring attention (Liu et al. 2023): cp - 1 K/V block exchanges forward, and K/V plus their gradients
-// backward; overlapped with the attention core they feed.
-Seconds context_parallel_layer_time(const StepInputs& in, Seconds attention_core) noexcept {
+// Ring attention (Liu et al. 2023; Megatron-LM's context parallelism, cp_comm_type p2p): cp - 1 exchanges
+// of the local K and V blocks forward; K, V and their gradients dK, dV travel the ring backward; recompute
+// (full, or selective's attention core) runs the forward ring again.
+ContextParallelComm context_parallel_layer_comm(const StepInputs& in) noexcept {
   const Strategy& st = in.strategy;
-  if (st.cp <= 1) return Seconds(0.0);
-  const CollectivePath& cp_path = in.paths.cp;
-  const double block = 2.0 * in.tokens * in.kv_dim / in.tp * kActivationBytes;
+  if (st.cp <= 1) return {};
+  const double block = 2.0 * in.tokens * in.kv_per_rank * kActivationBytes;
   const double forward =
-      (st.cp - 1) * detail::comm(Collective::kSendRecv, Algorithm::kAuto, block, cp_path).value;
-  return Seconds(
-      detail::exposed_after_overlap(3.0 * forward, 3.0 * attention_core.value, in.gpu.efficiency.overlap));
+      (st.cp - 1) * detail::comm(Collective::kSendRecv, Algorithm::kAuto, block, in.paths.cp).value;
+  const double recompute = st.recompute == Recompute::kNone ? 0.0 : forward;
+  return {Seconds(forward), Seconds(2.0 * forward + recompute)};
 }
 
 }  // namespace costmodel

@@ -14,64 +14,40 @@ namespace {
 // (12 B) and the half-precision copy (2 B); rounded to 32 B with the gradient-norm pass (apex FusedAdam).
 constexpr double kOptimizerTrafficBytes = 32.0;
 
+// Casting a weight to FP8 with its transpose: read 2 B, write 1 + 1 B (Transformer Engine caches the FP8
+// weights over a step's micro-batches: is_first_microbatch).
+constexpr double kFp8WeightCastBytes = 4.0;
+
+// Bytes per weight element all-gathered: bf16/fp16 (fp8 training keeps bf16 weights; Megatron-LM's
+// --fp8-param-gather is not modelled).
+constexpr double kWeightBytes = 2.0;
+
 inline double wire_bytes(const Strategy& st) {
-  const double grad_b = gradient_bytes(st.dtype);
+  const double grad_b = gradient_bytes(st);
   double wire = grad_b;
   if (st.compression.kind == CompressionKind::kFp16) wire = std::min(grad_b, 2.0);
   if (st.compression.kind == CompressionKind::kInt8) wire = 1.0;
   return wire;
 }
 
-// A group exchanges nothing when it is one rank or holds no parameters.
-inline bool exchanges(double params, int ranks) {
-  return ranks > 1 && params > 0.0;
+// One group's gradient reduction of `params` over `path`: an all-reduce (ZeRO-0) or a reduce-scatter
+// (ZeRO >= 1); with top-k sparsification an all-gather of every rank's values and int32 indices (4 + 4 B),
+// which cannot be summed in flight and grows with the group (Shi et al. 2019 §3).
+inline double reduce(const StepInputs& in, double params, const CollectivePath& path) {
+  const Strategy& st = in.strategy;
+  if (params <= 0.0 || path.ranks <= 1) return 0.0;
+  if (st.compression.kind == CompressionKind::kTopK) {
+    return detail::comm(Collective::kAllGather, Algorithm::kAuto,
+                        path.ranks * st.compression.topk_fraction * params * 8.0, path)
+        .value;
+  }
+  const Collective c = st.zero == 0 ? Collective::kAllReduce : Collective::kReduceScatter;
+  return detail::comm(c, in.options.dp_algorithm, params * wire_bytes(st), path).value;
 }
 
-// The exchange of a group that exchanges(). Inline here so that data_parallel_time() is one call;
-// gradient_exchange_time() returns the same numbers.
-inline GradientExchange exchange(const StepInputs& in, double params, int ranks, const CollectivePath& path,
-                                 double layer_forward) {
-  GradientExchange g;
-  const Strategy& st = in.strategy;
-  const Algorithm algorithm = in.options.dp_algorithm;
-  const double hidden = in.gpu.efficiency.overlap;
-  const double layers_per_stage = in.layers_per_stage;
-  double reduce = 0.0, gather = 0.0;
-  if (st.compression.kind == CompressionKind::kTopK) {
-    // Top-k sparsified gradients cannot be summed in flight: every rank all-gathers everyone's values and
-    // int32 indices (4 + 4 bytes each), a volume that grows with the group (Shi et al. 2019 §3).
-    reduce = detail::comm(Collective::kAllGather, Algorithm::kAuto,
-                          ranks * st.compression.topk_fraction * params * 8.0, path)
-                 .value;
-  } else if (st.zero == 0) {
-    reduce = detail::comm(Collective::kAllReduce, algorithm, params * wire_bytes(st), path).value;
-  } else {
-    // Distributed optimizer / ZeRO-1/2: reduce-scatter gradients, all-gather the updated weights once.
-    reduce = detail::comm(Collective::kReduceScatter, algorithm, params * wire_bytes(st), path).value;
-    if (st.zero <= 2) gather = detail::comm(Collective::kAllGather, algorithm, params * 2.0, path).value;
-  }
-  if (st.zero >= 3) {
-    // ZeRO-3 / FSDP gathers the weights for every micro-batch's forward and again for its backward,
-    // prefetched behind that micro-batch's compute.
-    const double m = in.micro_batches;
-    const double per_mb =
-        2.0 * detail::comm(Collective::kAllGather, Algorithm::kAuto, params * 2.0, path).value;
-    g.weight_gathers = Seconds(m * per_mb);
-    g.weight_gathers_exposed = Seconds(
-        st.overlap ? m * detail::exposed_after_overlap(per_mb, 3.0 * layers_per_stage * layer_forward, hidden)
-                   : m * per_mb);
-  }
-  g.reduce = Seconds(reduce);
-  g.gather = Seconds(gather);
-  // Bucketed overlap: gradient reduction hides behind the last micro-batch's backward, the weight
-  // all-gather behind the next step's first forward (Megatron-LM --overlap-grad-reduce and
-  // --overlap-param-gather).
-  const double backward_window = 2.0 * layers_per_stage * layer_forward;
-  const double forward_window = layers_per_stage * layer_forward;
-  g.exposed = Seconds(st.overlap ? detail::exposed_after_overlap(reduce, backward_window, hidden) +
-                                       detail::exposed_after_overlap(gather, forward_window, hidden)
-                                 : reduce + gather);
-  return g;
+inline double gather(const StepInputs& in, double params, const CollectivePath& path) {
+  if (params <= 0.0 || path.ranks <= 1) return 0.0;
+  return detail::comm(Collective::kAllGather, in.options.dp_algorithm, params * kWeightBytes, path).value;
 }
 
 }  // namespace
@@ -80,45 +56,67 @@ double wire_bytes_per_gradient(const Strategy& st) noexcept {
   return wire_bytes(st);
 }
 
-GradientExchange gradient_exchange_time(const StepInputs& in, double params, int ranks, const LinkPath& path,
-                                        Seconds layer_forward) noexcept {
-  if (!exchanges(params, ranks)) return {};
-  return exchange(in, params, ranks, collective_path(path), layer_forward.value);
-}
-
-// Gradients of the stage's parameters across dp·cp (expert parameters across dp·cp/ep).
-DataParallelComm data_parallel_time(const StepInputs& in, const MemoryBreakdown& memory,
-                                    Seconds layer_forward) noexcept {
+DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept {
+  DataParallelStreams s;
   const Strategy& st = in.strategy;
-  const int replicas = st.dp * st.cp;
-  // Summed as the exchanges happen, only the terms there are (a sum of fewer terms is a shorter chain).
-  double total = 0.0, exposed = 0.0;
-  const auto add = [&](double params, int ranks, const CollectivePath& path) {
-    if (!exchanges(params, ranks)) return;
-    const GradientExchange g = exchange(in, params, ranks, path, layer_forward.value);
-    if (st.zero >= 3) {
-      total += g.weight_gathers.value;
-      exposed += g.weight_gathers_exposed.value;
+  const ModelTerms& terms = in.terms;
+  const CollectivePath& dense = in.paths.dp;
+  const CollectivePath& experts = in.paths.expert_dp;
+  // Per GPU: dense weights split over tp, experts over tp and ep (Megatron-LM's expert tensor parallelism
+  // defaults to tp).
+  const double t = st.tp;
+  const double dense_layer = (terms.params_per_layer - terms.expert_params_per_layer) / t;
+  const double expert_layer = terms.expert_params_per_layer / (t * st.ep);
+  const double embedding = terms.params_embedding / t;
+  const double output = terms.params_output / t;
+  const bool one_stage = st.pp == 1;
+  const bool output_here = !one_stage || !in.model.tied_embeddings;  // Megatron's copy on the last stage
+  if (st.zero >= 2) {
+    s.layer_reduce = Seconds(reduce(in, dense_layer, dense) + reduce(in, expert_layer, experts));
+    s.first_end_reduce = Seconds(reduce(in, embedding, dense));
+    s.last_end_reduce = Seconds(output_here ? reduce(in, output, dense) : 0.0);
+  }
+  if (st.zero >= 3) {
+    s.layer_gather = Seconds(gather(in, dense_layer, dense) + gather(in, expert_layer, experts));
+    s.first_end_gather = Seconds(gather(in, embedding, dense));
+    s.last_end_gather = Seconds(output_here ? gather(in, output, dense) : 0.0);
+  }
+  if (st.zero <= 2) {
+    // The first stage's parameters (with one stage: every one of them).
+    const double layers = in.stages.first;
+    const double dense_stage =
+        layers * dense_layer + embedding + (one_stage && output_here ? output : 0.0);
+    const double expert_stage = layers * expert_layer;
+    if (st.zero <= 1) {
+      s.step_reduce = Seconds(reduce(in, dense_stage, dense) + reduce(in, expert_stage, experts));
     }
-    total += g.reduce.value + g.gather.value;
-    exposed += g.exposed.value;
-  };
-  add(memory.dense_parameters, replicas, in.paths.dp);
-  add(memory.expert_parameters, replicas / st.ep, in.paths.expert_dp);
-  return {Seconds(total), Seconds(exposed)};
+    if (st.zero >= 1) {
+      s.step_gather = Seconds(gather(in, dense_stage, dense) + gather(in, expert_stage, experts));
+    }
+  }
+  if (in.model.tied_embeddings && !one_stage && in.paths.embedding.ranks > 1) {
+    s.tied_embedding = detail::comm(Collective::kAllReduce, in.options.dp_algorithm,
+                                    embedding * gradient_bytes(st), in.paths.embedding);
+  }
+  return s;
 }
 
-// The optimizer step (memory bound) and the compression pass with error feedback.
+// The optimizer step (memory bound), the compression pass with error feedback and the FP8 weight casts.
 Seconds optimizer_time(const StepInputs& in, const MemoryBreakdown& memory) noexcept {
   const GpuSpec& gpu = in.gpu;
   const Strategy& st = in.strategy;
   const double local_params = memory.optimizer.value / kOptimizerStateBytes;  // what this GPU updates
   double optimizer = memory_bound_time(gpu, Bytes(local_params * kOptimizerTrafficBytes)).value;
+  const double stage_params = memory.dense_parameters + memory.expert_parameters;
   if (st.compression.kind != CompressionKind::kNone) {
-    const double stage_params = memory.dense_parameters + memory.expert_parameters;
-    optimizer +=
-        memory_bound_time(gpu, Bytes(stage_params * (gradient_bytes(st.dtype) + wire_bytes(st) + 8.0))).value;
+    // Read the gradient, write its compressed copy; int8 and top-k also read and write the fp32 residual of
+    // error feedback (Seide et al. 2014; Karimireddy et al. 2019), a plain fp16 cast keeps none.
+    const double feedback = has_error_feedback(st.compression) ? 8.0 : 0.0;
+    optimizer += memory_bound_time(gpu, Bytes(stage_params * (gradient_bytes(st) + wire_bytes(st) +
+                                                              feedback)))
+                     .value;
   }
+  if (st.dtype == Dtype::kFp8) optimizer += memory_bound_time(gpu, Bytes(stage_params * kFp8WeightCastBytes)).value;
   return Seconds(optimizer);
 }
 

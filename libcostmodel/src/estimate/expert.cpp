@@ -5,15 +5,24 @@
 
 namespace costmodel {
 
-// Dispatch and combine all-to-alls forward and backward per MoE layer (Lepikhin et al. 2020), two more under
-// full recompute.
 Seconds expert_parallel_layer_time(const StepInputs& in) noexcept {
   const Strategy& st = in.strategy;
   if (st.ep <= 1 || !in.model.is_moe()) return Seconds(0.0);
-  const CollectivePath& ep_path = in.paths.ep;
-  const double n = in.tokens * in.model.moe->top_k * in.hidden * kActivationBytes;
-  return Seconds(in.moe_share * detail::comm(Collective::kAllToAll, Algorithm::kAuto, n, ep_path).value *
-                 (st.recompute == Recompute::kFull ? 6.0 : 4.0));
+  const double routed = in.model.moe->top_k * in.capacity_factor;
+  // Megatron-LM requires sequence parallelism with expert and tensor parallelism: each TP rank dispatches
+  // its own T/t tokens (megatron/core/transformer/moe/README.md, "Parallelism").
+  const double dispatched = in.tokens / (in.sequence_parallel ? in.tp : 1.0);
+  const double bytes = dispatched * routed * in.hidden * kActivationBytes;
+  const double all_to_all = detail::comm(Collective::kAllToAll, Algorithm::kAuto, bytes, in.paths.ep).value;
+  // The experts are split over tp: the dispatched tokens of the t ranks are all-gathered over tp, and the
+  // outputs reduce-scattered back (the same cost, Thakur et al. 2005 §4).
+  const double gathered = in.tokens * routed * in.hidden * kActivationBytes;
+  const double expert_tp =
+      in.tp > 1
+          ? 2.0 * detail::comm(Collective::kReduceScatter, in.options.tp_algorithm, gathered, in.paths.tp).value
+          : 0.0;
+  const double passes = st.recompute == Recompute::kFull ? 3.0 : 2.0;
+  return Seconds(in.moe_share * passes * (2.0 * all_to_all + expert_tp));
 }
 
 }  // namespace costmodel

@@ -9,83 +9,97 @@
 #include "costmodel/estimate/step.hpp"
 
 namespace costmodel {
-namespace {
-
-// Parameters of the most loaded stage held by one GPU, before ZeRO sharding.
-struct StageParameters {
-  double dense = 0;
-  double experts = 0;
-};
 
 StageParameters stage_parameters(const ModelSpec& model, const ModelTerms& terms, const Strategy& st,
-                                 double layers_per_stage) {
-  const double t = st.tp, p = st.pp, ep = st.ep;
-  // Parameters on the first stage (embedding) and on the last (output layer or Megatron's tied copy).
-  const double expert_params_per_layer = terms.expert_params_per_layer;
-  const double dense_per_layer = terms.params_per_layer - expert_params_per_layer;
-  // The first stage holds the input embedding, the last the output layer (Megatron-LM keeps a copy of a
-  // tied embedding there); a single stage holds both, the output layer only when untied.
-  const double first_extra = terms.params_embedding / t;
-  const double last_extra = terms.params_output / t;
-  const double single_extra =
-      (terms.params_embedding + (model.tied_embeddings ? 0.0 : terms.params_output)) / t;
-  const double stage_extra = p > 1 ? std::max(first_extra, last_extra) : single_extra;
-  const double dense = layers_per_stage * dense_per_layer / t + stage_extra;
-  const double experts = layers_per_stage * expert_params_per_layer / (t * ep);
-  return {dense, experts};
+                                 double layers, bool first, bool last) noexcept {
+  const double t = st.tp, ep = st.ep;
+  const double expert_per_layer = terms.expert_params_per_layer;
+  const double dense_per_layer = terms.params_per_layer - expert_per_layer;
+  double dense = layers * dense_per_layer / t;
+  // The first stage holds the input embedding, the last the output layer; Megatron-LM keeps a copy of a
+  // tied embedding there when they differ (megatron/core/models/common/language_module, setup_embeddings_
+  // and_output_layer), a single stage holds a tied one once.
+  if (first) dense += terms.params_embedding / t;
+  if (last && (st.pp > 1 || !model.tied_embeddings)) dense += terms.params_output / t;
+  return {dense, layers * expert_per_layer / (t * ep)};
 }
 
-// Weights, gradients, optimizer states and error feedback of `mem`'s stage parameters.
-void shard_model_states(MemoryBreakdown& mem, const Strategy& st) {
+namespace {
+
+// Bytes per weight element held for compute: bf16/fp16.
+constexpr double kWeightBytes = 2.0;
+// FP8 training also keeps each weight's FP8 copy and its transpose (Transformer Engine's cached weights).
+constexpr double kFp8CopyBytes = 2.0;
+
+// Weights, gradients, optimizer states and error feedback of one stage's parameters on one GPU.
+struct ModelStates {
+  double weights = 0, gradients = 0, optimizer = 0, error_feedback = 0;
+  [[nodiscard]] double total() const { return weights + gradients + optimizer + error_feedback; }
+};
+
+ModelStates shard_model_states(const StageParameters& p, const ModelTerms& terms, const Strategy& st) {
   const double d = st.dp, ep = st.ep;
-  const double dense = mem.dense_parameters, experts = mem.expert_parameters;
   // ZeRO stage 1 shards optimizer states over the replicas, 2 also gradients, 3 also weights (Rajbhandari et
   // al. 2020 §5). Dense weights are replicated over dp·cp ranks, experts over dp·cp/ep (EP is carved out of
   // DP).
   const double replicas = d * st.cp;
   const double expert_replicas = std::max(1.0, replicas / ep);
   const auto sharded = [&](double bytes_per_parameter, int from_stage) {
-    return st.zero >= from_stage ? bytes_per_parameter * (dense / replicas + experts / expert_replicas)
-                                 : bytes_per_parameter * (dense + experts);
+    return st.zero >= from_stage ? bytes_per_parameter * (p.dense / replicas + p.experts / expert_replicas)
+                                 : bytes_per_parameter * (p.dense + p.experts);
   };
-  const double grad_b = gradient_bytes(st.dtype);
-  mem.weights = Bytes(sharded(2.0, 3));
-  mem.gradients = Bytes(sharded(grad_b, 2));
-  mem.optimizer = Bytes(sharded(kOptimizerStateBytes, 1));
-  if (st.compression.kind != CompressionKind::kNone) mem.error_feedback = Bytes((dense + experts) * 4.0);
+  ModelStates m;
+  const double weight_bytes = kWeightBytes + (st.dtype == Dtype::kFp8 ? kFp8CopyBytes : 0.0);
+  m.weights = sharded(weight_bytes, 3);
+  if (st.zero >= 3) {
+    // ZeRO-3 / FSDP hold the layer being computed and the one prefetched, gathered in full.
+    const double layer = (terms.params_per_layer - terms.expert_params_per_layer) / st.tp +
+                         terms.expert_params_per_layer / (st.tp * ep);
+    m.weights += 2.0 * weight_bytes * layer;
+  }
+  m.gradients = sharded(gradient_bytes(st), 2);
+  m.optimizer = sharded(kOptimizerStateBytes, 1);
+  // The residual of error feedback is each rank's own (unreduced) gradient error, as large as its local
+  // gradients before any sharding (Karimireddy et al. 2019, Algorithm 2).
+  if (has_error_feedback(st.compression)) m.error_feedback = (p.dense + p.experts) * 4.0;
+  return m;
 }
 
-// Activation bytes of one GPU's stage: the micro-batches in flight on the first stage, one layer's on the
-// last, and what the layer being recomputed rebuilds.
-struct StageActivations {
-  double in_flight = 0;  // the first stage's stored activations, rebuilt included
-  double per_layer = 0;  // one layer of one micro-batch, as stored
-  double rebuilt = 0;    // rebuilt on top by the layer being recomputed
+// Activation bytes of one layer of one micro-batch as stored, and what the layer being recomputed rebuilds
+// on top (Korthikanti et al. 2022 §4.3).
+struct LayerActivations {
+  double stored = 0;
+  double rebuilt = 0;
 };
 
-StageActivations stage_activations(const ModelSpec& model, const EstimateOptions& options, const Strategy& st,
-                                   double layers_per_stage, std::int64_t seq) {
-  const double p = st.pp;
-  // Activations: 1F1B keeps min(p, m) micro-batches in flight on the first stage; interleaving adds
-  // (p - 1)/(p·v) (Korthikanti et al. 2022 §4.2.3 / Narayanan et al. 2021 §2.2). Under recompute, the
-  // backward pass of one layer rebuilds its full activations on top (Korthikanti et al. 2022 §4.3).
-  const double m = std::max(1, st.micro_batches());
-  double in_flight = std::min(p, m);
-  if (st.vpp > 1) in_flight *= 1.0 + (p - 1.0) / (p * st.vpp);
+LayerActivations layer_activations(const ModelSpec& model, const EstimateOptions& options, const Strategy& st,
+                                   std::int64_t seq) {
   const bool sp = st.sequence_parallel && st.tp > 1;
   // Flash attention never stores the s x s scores (Dao et al. 2022 §3.1): without recompute it keeps what
   // selective recompute keeps.
   const Recompute stored =
       options.flash_attention && st.recompute == Recompute::kNone ? Recompute::kSelective : st.recompute;
-  const double per_layer = activation_bytes_per_layer(model, seq, st.micro_batch, st.tp, sp, stored);
+  const bool fp8 = st.dtype == Dtype::kFp8;
+  const double per_layer = activation_bytes_per_layer(model, seq, st.micro_batch, st.tp, sp, stored, fp8);
   // The layer being recomputed holds what recompute rebuilds on top: full recompute the layer's activations,
   // selective the attention scores (nothing with flash attention, whose kernel recomputes them itself).
   const Recompute layer_full = options.flash_attention ? Recompute::kSelective : Recompute::kNone;
-  const double full_layer = activation_bytes_per_layer(model, seq, st.micro_batch, st.tp, sp, layer_full);
+  const double full_layer = activation_bytes_per_layer(model, seq, st.micro_batch, st.tp, sp, layer_full, fp8);
   const double rebuilt = st.recompute == Recompute::kFull        ? full_layer
                          : st.recompute == Recompute::kSelective ? full_layer - per_layer
                                                                  : 0.0;
-  return {in_flight * layers_per_stage * per_layer + rebuilt, per_layer, rebuilt};
+  return {per_layer, rebuilt};
+}
+
+// Micro-batches whose activations pipeline stage `stage` holds at once, in units of the stage's layers:
+// 1F1B keeps p - stage in flight (Narayanan et al. 2021 §2.2); the interleaved schedule warms up with
+// 2(p - stage - 1) + (v - 1)p chunks of 1/v of the stage (Megatron-LM megatron/core/pipeline_parallel/
+// schedules.py, forward_backward_pipelining_with_interleaving), p + (p - 1)/v on the first stage
+// (Korthikanti et al. 2022 §4.2.3). At most the step's micro-batches.
+double in_flight(const Strategy& st, int stage) {
+  const double p = st.pp, v = st.vpp, m = std::max(1, st.micro_batches());
+  const double warm = v > 1 ? (2.0 * (p - stage - 1) + (v - 1) * p + 1) / v : p - stage;
+  return std::min(warm, m);
 }
 
 constexpr MemoryTerm kTerms[] = {MemoryTerm::kWeights,   MemoryTerm::kGradients,
@@ -145,29 +159,40 @@ namespace {
 MemoryBreakdown memory_model(const ModelSpec& model, const ModelTerms& terms, const GpuSpec& gpu,
                              const EstimateOptions& options, const Strategy& st) {
   MemoryBreakdown mem;
-  const double t = st.tp, p = st.pp;
-  const double layers_per_stage = static_cast<double>(model.layers) / p;
   const std::int64_t seq = model.seq_len / st.cp;
-  const StageParameters parameters = stage_parameters(model, terms, st, layers_per_stage);
-  mem.dense_parameters = parameters.dense;
-  mem.expert_parameters = parameters.experts;
-  shard_model_states(mem, st);
-  const StageActivations activations = stage_activations(model, options, st, layers_per_stage, seq);
-  mem.activations = Bytes(activations.in_flight);
+  const StageLayers layers = stage_layers(st, model.layers);
+  const LayerActivations layer = layer_activations(model, options, st, seq);
   // The loss needs one micro-batch's logits: bf16 logits plus fp32 softmax for cross-entropy, split over tp
   // (Megatron-LM's vocabulary-parallel cross-entropy).
   const double tokens = static_cast<double>(st.micro_batch) * static_cast<double>(seq);
-  mem.logits = Bytes(tokens * static_cast<double>(model.vocab) / t * (2.0 + 4.0));
+  const double logits = tokens * static_cast<double>(model.vocab) / st.tp * (2.0 + 4.0);
   mem.reserve = gpu.memory_reserve;
   mem.capacity = gpu.hbm;
-  const double states = mem.weights.value + mem.gradients.value + mem.optimizer.value +
-                        mem.error_feedback.value + mem.reserve.value;
-  // With one stage the logits sit beside all activations; with more, on the last stage, which holds one
-  // micro-batch in flight.
-  const double first_stage = states + mem.activations.value + (p > 1 ? 0.0 : mem.logits.value);
-  const double last_stage =
-      states + layers_per_stage * activations.per_layer + activations.rebuilt + mem.logits.value;
-  mem.total = Bytes(p > 1 ? std::max(first_stage, last_stage) : first_stage);
+  // The first stage (most micro-batches in flight), the second (the fullest middle one) and the last (the
+  // logits): the fullest of them sets the memory.
+  double best = -1.0;
+  const auto consider = [&](int stage, int stage_layer_count) {
+    const bool first = stage == 0, last = stage == st.pp - 1;
+    const StageParameters params = stage_parameters(model, terms, st, stage_layer_count, first, last);
+    mem.dense_parameters = std::max(mem.dense_parameters, params.dense);
+    mem.expert_parameters = std::max(mem.expert_parameters, params.experts);
+    const ModelStates states = shard_model_states(params, terms, st);
+    const double activations = in_flight(st, stage) * stage_layer_count * layer.stored + layer.rebuilt;
+    const double total = states.total() + activations + (last ? logits : 0.0) + mem.reserve.value;
+    if (total <= best) return;
+    best = total;
+    mem.fullest_stage = stage;
+    mem.weights = Bytes(states.weights);
+    mem.gradients = Bytes(states.gradients);
+    mem.optimizer = Bytes(states.optimizer);
+    mem.error_feedback = Bytes(states.error_feedback);
+    mem.activations = Bytes(activations);
+    mem.logits = Bytes(last ? logits : 0.0);
+    mem.total = Bytes(total);
+  };
+  consider(0, layers.first);
+  if (st.pp > 2) consider(1, layers.middle);
+  if (st.pp > 1) consider(st.pp - 1, layers.last);
   if (mem.total > mem.capacity) mem.overflow = largest_term(mem);
   return mem;
 }

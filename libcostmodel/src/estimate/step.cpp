@@ -7,6 +7,7 @@
 #include "costmodel/estimate/context.hpp"
 #include "costmodel/estimate/data.hpp"
 #include "costmodel/estimate/expert.hpp"
+#include "costmodel/estimate/overlap.hpp"
 #include "costmodel/estimate/pipeline.hpp"
 #include "costmodel/estimate/tensor.hpp"
 
@@ -19,10 +20,12 @@ namespace {
 // Inline here so that evaluate_checked() prepares its inputs without a call; step_inputs() is the same.
 inline StepInputs prepare(const ModelSpec& model, const ModelTerms& terms, const GpuSpec& gpu,
                           const EstimateOptions& options, const Strategy& st, const SplitPaths& paths) {
-  StepInputs in{model, gpu, options, st, paths};
+  StepInputs in{model, gpu, options, st, paths, terms};
   in.hidden = terms.hidden;
+  in.head_dim = terms.head_dim;
   in.q_dim = terms.q_dim;
   in.kv_dim = terms.kv_dim;
+  in.kv_per_rank = std::max(terms.kv_dim / st.tp, terms.head_dim);
   in.ffn_hidden = terms.ffn_hidden;
   in.vocab = terms.vocab;
   in.seq_len = terms.seq_len;
@@ -32,8 +35,11 @@ inline StepInputs prepare(const ModelSpec& model, const ModelTerms& terms, const
   in.micro_batches = st.micro_batches();
   in.tokens = st.micro_batch * in.seq_len / st.cp;
   in.sequence_parallel = st.sequence_parallel && st.tp > 1;
-  in.layers_per_stage = model.layers / in.pp;
+  in.stages = stage_layers(st, model.layers);
+  in.layers_per_stage = in.stages.most();
   in.moe_share = terms.moe_share;
+  in.attention_dtype = st.dtype == Dtype::kFp8 ? options.attention_dtype : st.dtype;
+  in.capacity_factor = options.moe_capacity_factor;
   return in;
 }
 
@@ -47,12 +53,15 @@ EstimateOptions estimate_options(const TrainingSpec& training) {
   options.flash_attention = training.flash_attention;
   options.economics = training.economics;
   options.reliability = training.reliability;
+  options.attention_dtype = training.attention_dtype;
+  options.moe_capacity_factor = training.moe_capacity_factor;
   return options;
 }
 
 ModelTerms model_terms(const ModelSpec& model) {
   ModelTerms terms;
   terms.hidden = static_cast<double>(model.hidden);
+  terms.head_dim = static_cast<double>(model.head_dim());
   terms.q_dim = static_cast<double>(model.q_dim());
   terms.kv_dim = static_cast<double>(model.kv_dim());
   terms.ffn_hidden = static_cast<double>(model.ffn_hidden);
@@ -116,9 +125,16 @@ SplitPaths Estimator::paths(const Strategy& st) const noexcept {
   const int replicas = st.dp * st.cp;
   if (replicas > 1) p.dp = path(Communicator{replicas, st.tp, st.tp});
   const int expert_replicas = replicas / st.ep;
-  if (st.ep > 1 && expert_replicas > 1) {
+  if (st.ep == 1) {
+    p.expert_dp = p.dp;  // every rank of the dp·cp group holds the same experts
+  } else if (expert_replicas > 1) {
     // Every ep-th rank of the dp·cp group holds the same experts.
     p.expert_dp = path(Communicator{expert_replicas, st.tp * st.ep, st.tp * st.ep});
+  }
+  // The first and the last stage: the tied embedding's gradient all-reduce.
+  if (st.pp > 1) {
+    const int stage_ranks = tp_cp * st.dp;
+    p.embedding = path(Communicator{2, (st.pp - 1) * stage_ranks, stage_ranks});
   }
   return p;
 }
@@ -158,6 +174,61 @@ void fill_rates(StepEstimate& e, double step, const StepInputs& in, const ModelT
 
 }  // namespace
 
+namespace {
+
+// One pipeline stage kind's time for one micro-batch in the steady state, and the parts of it, s.
+struct StageTime {
+  double compute = 0;      // its layers' forward, backward and recompute (+ the logits on the last stage)
+  double tp = 0;           // tensor-parallel collectives, never overlapped
+  double ep = 0;           // expert dispatch and combine, never overlapped
+  double cp_exposed = 0;   // the context-parallel ring left after the attention core
+  double dp_total = 0;     // ZeRO-2/3 streams of every micro-batch, before overlap
+  double dp_exposed = 0;   // of which left after overlap
+  double hidden = 0;       // communication hidden behind the micro-batch's compute
+  double total = 0;        // compute + exposed communication + pipeline send/recv
+};
+
+// The per-layer numbers every stage kind shares.
+struct LayerTerms {
+  double forward = 0, backward = 0, core_forward = 0, core_backward = 0, logits = 0;
+  double tp = 0, tp_end = 0, ep = 0, cp_forward = 0, cp_backward = 0, send_recv = 0;
+  double efficiency = 1;
+  bool overlap = true;
+};
+
+// The windows of one micro-batch on a stage of `layers` layers (overlap.hpp): its forward, and its backward
+// with recompute; the first forward gather of ZeRO-3 has nothing before it and stays exposed.
+StageTime stage_time(const LayerTerms& l, const DataParallelStreams& dp, double layers, bool first, bool last,
+                     double recompute_core) {
+  StageTime t;
+  t.compute = layers * (l.forward + l.backward) + (last ? l.logits : 0.0);
+  t.tp = layers * l.tp + (first ? l.tp_end : 0.0) + (last ? l.tp_end : 0.0);
+  t.ep = layers * l.ep;
+  const double gather = dp.layer_gather.value, reduce = dp.layer_reduce.value;
+  const double end_gather = (first ? dp.first_end_gather.value : 0.0) + (last ? dp.last_end_gather.value : 0.0);
+  const double end_reduce = (first ? dp.first_end_reduce.value : 0.0) + (last ? dp.last_end_reduce.value : 0.0);
+  const double forward_streams = layers * gather + end_gather;
+  const double backward_streams = layers * (gather + reduce) + end_gather + end_reduce;
+  t.dp_total = forward_streams + backward_streams;
+  // The first layer's (or the embedding's) forward gather waits for nothing to hide behind.
+  const double unhidden = gather > 0.0 ? (first && end_gather > 0.0 ? dp.first_end_gather.value : gather) : 0.0;
+  const double hideable_forward = l.overlap ? forward_streams - unhidden : 0.0;
+  const double hideable_backward = l.overlap ? backward_streams : 0.0;
+  const Overlapped f = overlap({layers * l.forward, layers * l.core_forward, layers * l.cp_forward, hideable_forward},
+                               l.efficiency);
+  const Overlapped b = overlap({layers * l.backward, layers * (l.core_backward + recompute_core),
+                                layers * l.cp_backward, hideable_backward},
+                               l.efficiency);
+  t.cp_exposed = f.confined_exposed + b.confined_exposed;
+  t.dp_exposed = t.dp_total - (l.overlap ? (hideable_forward - f.free_exposed) + (hideable_backward - b.free_exposed)
+                                         : 0.0);
+  t.hidden = f.hidden + b.hidden;
+  t.total = t.compute + t.tp + t.ep + t.cp_exposed + t.dp_exposed + l.send_recv;
+  return t;
+}
+
+}  // namespace
+
 StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& paths,
                                          const MemoryBreakdown& mem, bool valid) const noexcept {
   StepEstimate e;
@@ -173,29 +244,72 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
 
   const StepInputs in = prepare(model_, terms_, cluster_.gpu, options_, st, paths);
   const double m = in.micro_batches;
-  const double layers_per_stage = in.layers_per_stage;
   const StageCompute compute = detail::stage(in);  // stage_compute(), in place
-  const double stage = compute.stage.value;
-  const double tp_layer = tensor_parallel_layer_time(in).value;
-  const double cp_layer = context_parallel_layer_time(in, compute.layer_forward.attention_core).value;
-  const double ep_layer = expert_parallel_layer_time(in).value;
-  const double pp_microbatch = pipeline_send_recv_time(in).value;
-  const double per_microbatch = stage + layers_per_stage * (tp_layer + cp_layer + ep_layer) + pp_microbatch;
-  const double bubble = pipeline_bubble_time(in, Seconds(per_microbatch)).value;
-  const DataParallelComm dp = data_parallel_time(in, mem, compute.layer_forward.total);
+  LayerTerms l;
+  l.forward = compute.layer_forward.total.value;
+  l.backward = compute.layer_backward.total.value + compute.layer_recompute.value;
+  l.core_forward = compute.layer_forward.attention_core.value;
+  l.core_backward = compute.layer_backward.attention_core.value;
+  l.logits = compute.logits.value;
+  l.tp = tensor_parallel_layer_time(in).value;
+  l.tp_end = tensor_parallel_end_time(in).value;
+  l.ep = expert_parallel_layer_time(in).value;
+  const ContextParallelComm cp = context_parallel_layer_comm(in);
+  l.cp_forward = cp.forward.value;
+  l.cp_backward = cp.backward.value;
+  l.send_recv = pipeline_send_recv_time(in).value;
+  l.efficiency = in.gpu.efficiency.overlap;
+  l.overlap = st.overlap;
+  const double recompute_core = st.recompute == Recompute::kNone ? 0.0 : l.core_forward;
+  const DataParallelStreams dp = data_parallel_streams(in);
+
+  // The stages: the first, the middle ones (alike), the last; one stage is both ends.
+  const StageLayers& layers = in.stages;
+  const bool one_stage = st.pp == 1;
+  const StageTime first = stage_time(l, dp, layers.first, true, one_stage, recompute_core);
+  const StageTime middle =
+      layers.middle_stages > 0 ? stage_time(l, dp, layers.middle, false, false, recompute_core) : StageTime{};
+  const StageTime last = one_stage ? first : stage_time(l, dp, layers.last, false, true, recompute_core);
+  const StageTime* pace = &first;
+  if (middle.total > pace->total) pace = &middle;
+  if (!one_stage && last.total > pace->total) pace = &last;
+  const double sum = one_stage ? first.total : first.total + layers.middle_stages * middle.total + last.total;
+  const double bubble = pipeline_bubble_time(in, Seconds(sum), Seconds(pace->total)).value;
+
+  // Once a step, on the first stage (the last to finish its backward): the ZeRO-0/1 gradient reduction in
+  // the last micro-batch's backward, the ZeRO-1/2 weight gather in the first micro-batch's forward, sharing
+  // those windows with the micro-batch's own streams; then the tied-embedding all-reduce.
+  const double step_streams = dp.step_reduce.value + dp.step_gather.value;
+  double step_exposed = step_streams;
+  if (st.overlap && step_streams > 0.0) {
+    const double n = layers.first;
+    const double cp_b = n * l.cp_backward, cp_f = n * l.cp_forward;
+    const double core_b = n * (l.core_backward + recompute_core), core_f = n * l.core_forward;
+    const double per_mb_b = n * (dp.layer_gather.value + dp.layer_reduce.value);
+    const double per_mb_f = n * dp.layer_gather.value;
+    const Overlapped b0 = overlap({n * l.backward, core_b, cp_b, per_mb_b}, l.efficiency);
+    const Overlapped b1 = overlap({n * l.backward, core_b, cp_b, per_mb_b + dp.step_reduce.value}, l.efficiency);
+    const Overlapped f0 = overlap({n * l.forward, core_f, cp_f, per_mb_f}, l.efficiency);
+    const Overlapped f1 = overlap({n * l.forward, core_f, cp_f, per_mb_f + dp.step_gather.value}, l.efficiency);
+    step_exposed = (b1.free_exposed - b0.free_exposed) + (f1.free_exposed - f0.free_exposed);
+  }
+  const double tied = dp.tied_embedding.value;
   const double optimizer = optimizer_time(in, mem).value;
 
-  const double step = m * per_microbatch + bubble + dp.exposed.value + optimizer;
+  const double step = m * pace->total + bubble + step_exposed + tied + optimizer;
   e.step_time = Seconds(step);
-  e.breakdown.compute = Seconds(m * stage);
-  e.breakdown.tp_comm = Seconds(m * layers_per_stage * tp_layer);
-  e.breakdown.cp_comm = Seconds(m * layers_per_stage * cp_layer);
-  e.breakdown.ep_comm = Seconds(m * layers_per_stage * ep_layer);
-  e.breakdown.pp_comm = Seconds(m * pp_microbatch);
+  e.breakdown.compute = Seconds(m * pace->compute);
+  e.breakdown.tp_comm = Seconds(m * pace->tp);
+  e.breakdown.cp_comm = Seconds(m * pace->cp_exposed);
+  e.breakdown.ep_comm = Seconds(m * pace->ep);
+  e.breakdown.pp_comm = Seconds(m * l.send_recv);
   e.breakdown.pp_bubble = Seconds(bubble);
-  e.breakdown.dp_comm = dp.total;
-  e.breakdown.dp_comm_exposed = dp.exposed;
+  e.breakdown.dp_comm = Seconds(m * pace->dp_total + step_streams + tied);
+  e.breakdown.dp_comm_exposed = Seconds(m * pace->dp_exposed + step_exposed + tied);
   e.breakdown.optimizer = Seconds(optimizer);
+  // Hidden on the pacing stage's GPU: its micro-batches' and, when it is the first stage, the once-a-step
+  // streams' (each window hides at most its own compute).
+  e.breakdown.hidden_comm = Seconds(m * pace->hidden + (pace == &first ? step_streams - step_exposed : 0.0));
   e.memory = mem;
   e.fits_memory = mem.total <= mem.capacity;
   fill_rates(e, step, in, terms_, cluster_.gpus);

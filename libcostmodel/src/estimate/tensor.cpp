@@ -4,22 +4,39 @@
 #include "communication.hpp"
 
 namespace costmodel {
+namespace {
 
-// Per layer 2 collectives forward and 2 backward (f and g of Shoeybi et al. 2019 §3), 2 more under full
-// recompute; sequence parallelism turns each AllReduce into a reduce-scatter + all-gather pair (Korthikanti
-// et al. 2022 §4.2.2).
-Seconds tensor_parallel_layer_time(const StepInputs& in) noexcept {
-  const Strategy& st = in.strategy;
-  if (st.tp <= 1) return Seconds(0.0);
+// One f or g operator of Shoeybi et al. 2019 §3 on one micro-batch's activations: an AllReduce of T·h, or
+// with sequence parallelism a reduce-scatter + all-gather pair (Korthikanti et al. 2022 §4.2.2). A
+// reduce-scatter and an all-gather of the same buffer cost the same under every algorithm modelled (Thakur
+// et al. 2005 §4.1, §4.3: the same steps in reverse), so the pair is twice the reduce-scatter.
+double one_operator(const StepInputs& in) {
   const CollectivePath& tp_path = in.paths.tp;
   const double n = in.tokens * in.hidden * kActivationBytes;
   const Algorithm algorithm = in.options.tp_algorithm;
-  // A reduce-scatter and an all-gather of the same buffer cost the same under every algorithm modelled
-  // (Thakur et al. 2005 §4.1, §4.3: the same steps in reverse), so the pair is twice the reduce-scatter.
-  const double one = in.sequence_parallel
-                         ? 2.0 * detail::comm(Collective::kReduceScatter, algorithm, n, tp_path).value
-                         : detail::comm(Collective::kAllReduce, algorithm, n, tp_path).value;
-  return Seconds(one * (st.recompute == Recompute::kFull ? 6.0 : 4.0));
+  return in.sequence_parallel ? 2.0 * detail::comm(Collective::kReduceScatter, algorithm, n, tp_path).value
+                              : detail::comm(Collective::kAllReduce, algorithm, n, tp_path).value;
+}
+
+}  // namespace
+
+// Per layer one operator for attention and one for the MLP, in the forward and the backward pass and again
+// under full recompute. A MoE layer with ep > 1 replaces its MLP's operator with the alltoall dispatcher's
+// gathers over the expert-tensor-parallel group (expert.cpp).
+Seconds tensor_parallel_layer_time(const StepInputs& in) noexcept {
+  const Strategy& st = in.strategy;
+  if (st.tp <= 1) return Seconds(0.0);
+  const double passes = st.recompute == Recompute::kFull ? 3.0 : 2.0;
+  const double mlp = st.ep > 1 ? 1.0 - in.moe_share : 1.0;
+  return Seconds(one_operator(in) * passes * (1.0 + mlp));
+}
+
+// The embedding's all-reduce (reduce-scatter under sequence parallelism) in the forward pass, or the output
+// layer's input gather and its gradient's reduction (Megatron-LM VocabParallelEmbedding and the output
+// ColumnParallelLinear): one operator per micro-batch at each end.
+Seconds tensor_parallel_end_time(const StepInputs& in) noexcept {
+  if (in.strategy.tp <= 1) return Seconds(0.0);
+  return Seconds(one_operator(in));
 }
 
 }  // namespace costmodel

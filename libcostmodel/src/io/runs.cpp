@@ -22,6 +22,7 @@ std::vector<PublishedRun> load_published_runs(const std::string& path, const Cat
     run.id = entry.string("id");
     run.source = entry.string("source");
     run.confidence = entry.optional_choice("confidence", {"high", "medium", "low"}).value_or("medium");
+    (void)entry.optional_string("note");  // derivations and assumptions: documentation only
     yaml::Map model = entry.map("model");
     run.model = yaml::read_model(model, run.id);
     yaml::Map cluster = entry.map("cluster");
@@ -32,11 +33,16 @@ std::vector<PublishedRun> load_published_runs(const std::string& path, const Cat
     run.training = yaml::read_training(training);
 
     yaml::Map measured = entry.map("measured");
-    if (const auto tflops = measured.optional_number("tflops_per_gpu", 0.0, 1e6)) {
-      run.measured.flops_per_gpu = FlopsPerSecond(*tflops * 1e12);  // the key says TFLOP/s
+    const auto tflops = measured.optional_number("tflops_per_gpu", 0.0, 1e6);
+    if (tflops) run.measured.flops_per_gpu = FlopsPerSecond(*tflops * 1e12);  // the key says TFLOP/s
+    // The convention is required with TFLOP/s (it says what they count); a throughput needs none.
+    const auto convention = tflops ? std::optional(measured.choice("flops_convention", {"hardware", "model"}))
+                                   : measured.optional_choice("flops_convention", {"hardware", "model"});
+    run.measured.hardware_convention = convention.value_or("model") == "hardware";
+    run.measured.tokens_per_s_per_gpu = measured.optional_number("tokens_per_s_per_gpu", 0.0, 1e9);
+    if (const auto step = measured.optional_number("step_time_s", 0.0, 1e7)) {
+      run.measured.step_time = Seconds(*step);  // the key says seconds
     }
-    run.measured.hardware_convention =
-        measured.choice("flops_convention", {"hardware", "model"}) == "hardware";
     run.measured.mfu = measured.optional_number("mfu", 0.0, 1.0);
     if (const auto days = measured.optional_number("training_days", 0.0, 1e6)) {
       run.measured.training_time = Seconds(*days * kSecondsPerDay);

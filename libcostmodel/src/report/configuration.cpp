@@ -93,7 +93,8 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("pp_bubble_s", e.breakdown.pp_bubble.value)
       .set("dp_comm_s", e.breakdown.dp_comm.value)
       .set("dp_comm_exposed_s", e.breakdown.dp_comm_exposed.value)
-      .set("optimizer_s", e.breakdown.optimizer.value);
+      .set("optimizer_s", e.breakdown.optimizer.value)
+      .set("hidden_comm_s", e.breakdown.hidden_comm.value);
   Json memory = Json::object();
   memory.set("weights_bytes", e.memory.weights.value)
       .set("gradients_bytes", e.memory.gradients.value)
@@ -113,11 +114,16 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("cp", st.cp)
       .set("ep", st.ep)
       .set("vpp", st.vpp)
+      .set("first_stage_layers", st.first_stage_layers > 0 ? Json(st.first_stage_layers) : Json())
+      .set("last_stage_layers", st.last_stage_layers > 0 ? Json(st.last_stage_layers) : Json())
       .set("micro_batch", st.micro_batch)
       .set("global_batch", st.global_batch)
       .set("recompute", std::string(to_string(st.recompute)))
       .set("zero", st.zero)
       .set("dtype", std::string(to_string(st.dtype)))
+      .set("grad_reduce_dtype", std::string(st.bf16_gradients           ? "bf16"
+                                            : st.dtype == Dtype::kFp16 ? "fp16"
+                                                                       : "fp32"))
       .set("sequence_parallel", st.sequence_parallel)
       .set("overlap", st.overlap)
       .set("compression", to_string(st.compression))

@@ -24,6 +24,7 @@ std::vector<ColumnOf<ValidationRow>> run_fields() {
       {"gpu", "gpu", "", 1, [](R r) { return Json(r.gpu); }},
       {"gpus", "GPUs", "", 1, [](R r) { return Json(r.gpus); }, 6},
       {"convention", "FLOPs", "", 1, [](R r) { return Json(r.hardware_convention ? "hardware" : "model"); }},
+      {"measured_as", "measured as", "", 1, [](R r) { return Json(std::string(to_string(r.basis))); }},
       {"measured_tflops_per_gpu", "measured", "TFLOP/s", 1,
        [](R r) { return r.measured_flops.value > 0 ? Json(r.measured_flops.value / 1e12) : Json(); }},
       {"predicted_tflops_per_gpu", "predicted", "TFLOP/s", 1,

@@ -20,7 +20,6 @@ namespace costmodel {
 
 namespace {
 
-constexpr int kInvalidReasonBits = 8;
 constexpr int kMaxSkippedListed = 20;
 
 /// One (GPU count, fabric) pair: its estimator (fabric sized once) and its candidates.
@@ -415,7 +414,7 @@ std::string_view rejection_reason_name(int index) {
   static constexpr std::array<std::string_view, kRejectionReasonCount> kNames = {
       "bad_product",     "heads_indivisible",   "layers_indivisible", "batch_indivisible",
       "seq_indivisible", "experts_indivisible", "dtype_unsupported",  "bad_degree",
-      "out_of_memory",   "deadline_missed"};
+      "zero_unsupported", "out_of_memory",      "deadline_missed"};
   if (index < 0 || index >= kRejectionReasonCount) return "unknown";
   return kNames[static_cast<size_t>(index)];
 }
@@ -426,6 +425,7 @@ PlanRequest plan_request(const ModelSpec& model, const ClusterSpec& cluster, con
   request.cluster = cluster;
   request.training.global_batch = global_batch_of(training, request.model, cluster.gpus);
   request.training.dtype = training.dtype;
+  request.training.bf16_gradients = training.bf16_gradients;
   request.training.compression = training.compression;
   request.space = pinned(SearchSpace{}, training.pins);
   request.options = estimate_options(training);

@@ -2,6 +2,7 @@
 #include "costmodel/search/space.hpp"
 
 #include <algorithm>
+#include <array>
 #include <initializer_list>
 #include <string>
 
@@ -32,6 +33,79 @@ int fill_choices(std::array<T, N>& out, const std::vector<T>& pins, std::initial
   return count;
 }
 
+// The first and last stage layers of the layouts tried for pp stages and vpp v (0 = as the other stages):
+// the even split, Megatron-LM's account-for-embedding-and-loss, -loss and -embedding layouts (the embedding
+// and the loss each take a layer's place), and the balanced split. check_layers() sorts out which are valid.
+std::vector<std::pair<int, int>> candidate_ends(int layers, int pp, int v) {
+  std::vector<std::pair<int, int>> ends = {{0, 0}};
+  const auto add = [&](int first, int last) {
+    if (first < 0 || last < 0) return;
+    if (std::find(ends.begin(), ends.end(), std::pair{first, last}) == ends.end()) ends.emplace_back(first, last);
+  };
+  if ((layers + 2) % pp == 0) add((layers + 2) / pp - 1, (layers + 2) / pp - 1);
+  if ((layers + 1) % pp == 0) {
+    add(0, (layers + 1) / pp - 1);
+    add((layers + 1) / pp - 1, 0);
+  }
+  // Balanced: ceil(layers / pp) on the middle stages, rounded up to a multiple of v; the rest split between
+  // the ends, the last (which also runs the logits) never holding more.
+  const int middle = ((layers + pp - 1) / pp + v - 1) / v * v;
+  const int rest = pp > 2 ? layers - (pp - 2) * middle : layers;
+  const int last = rest / 2 / v * v;
+  if (last > 0 && rest - last > 0) add(rest - last, last);
+  return ends;
+}
+
+std::vector<StageLayout> stage_layouts(const SearchSpace& space, int layers, int pp) {
+  std::vector<StageLayout> found;
+  const bool pinned_ends = !space.first_stage_layers.empty() || !space.last_stage_layers.empty();
+  const int most = layers / std::max(1, pp) + 1;
+  const int max_vpp = space.max_vpp > 0 ? space.max_vpp : most;
+  std::vector<int> vpps;
+  if (space.vpp.empty()) {
+    for (int v = 1; v <= (pp > 1 ? std::min(max_vpp, most) : 1); ++v) vpps.push_back(v);
+  } else {
+    vpps = space.vpp;
+    std::sort(vpps.begin(), vpps.end());
+    vpps.erase(std::unique(vpps.begin(), vpps.end()), vpps.end());
+  }
+  Strategy s;
+  s.pp = pp;
+  for (const int v : vpps) {
+    s.vpp = v;
+    std::vector<std::pair<int, int>> ends;
+    if (pinned_ends) {
+      for (const int f : space.first_stage_layers.empty() ? std::vector<int>{0} : space.first_stage_layers) {
+        for (const int l : space.last_stage_layers.empty() ? std::vector<int>{0} : space.last_stage_layers) {
+          ends.emplace_back(f, l);
+        }
+      }
+    } else if (pp > 1) {
+      ends = candidate_ends(layers, pp, v);
+    } else {
+      ends = {{0, 0}};
+    }
+    std::vector<std::array<int, 3>> resolved;  // per stage kind, to drop a layout that repeats another
+    for (const auto& [first, last] : ends) {
+      s.first_stage_layers = first;
+      s.last_stage_layers = last;
+      if (check_layers(s, layers) != kValid) continue;
+      const StageLayers stages = stage_layers(s, layers);
+      const std::array<int, 3> counts = {stages.first, stages.middle, stages.last};
+      if (std::find(resolved.begin(), resolved.end(), counts) != resolved.end()) continue;
+      resolved.push_back(counts);
+      found.push_back({v, first, last});
+    }
+  }
+  if (found.empty()) {
+    // Nothing valid: one layout anyway, so that check() says why (the pinned knobs' first values).
+    found.push_back({vpps.empty() ? 1 : vpps.front(),
+                     space.first_stage_layers.empty() ? 0 : space.first_stage_layers.front(),
+                     space.last_stage_layers.empty() ? 0 : space.last_stage_layers.front()});
+  }
+  return found;
+}
+
 }  // namespace
 
 std::vector<int> divisors(std::int64_t n) {
@@ -53,7 +127,7 @@ CandidateSpace::CandidateSpace(const SearchSpace& space, const ModelSpec& model,
   if (training.global_batch < 1) {
     throw Error("the global batch must be positive, not " + std::to_string(training.global_batch));
   }
-  if (space.max_vpp < 1) throw Error("max_vpp must be positive");
+  if (space.max_vpp < 0) throw Error("max_vpp must not be negative");
   if (model.layers < 1 || model.heads < 1 || model.seq_len < 1)
     throw Error("the model has no layers or heads");
   for (const int z : space.zero) {
@@ -79,18 +153,12 @@ CandidateSpace::CandidateSpace(const SearchSpace& space, const ModelSpec& model,
     }
   }
 
-  vpp_one_allowed_ = allowed(space.vpp, 1);
-  if (space.vpp.empty()) {
-    for (int v = 2; v <= space.max_vpp; ++v) {
-      if (model.layers % v == 0) vpp_choices_.push_back(v);
-    }
-  } else {
-    for (const int v : space.vpp) {
-      if (v >= 2 && model.layers % v == 0) vpp_choices_.push_back(v);
-    }
-    std::sort(vpp_choices_.begin(), vpp_choices_.end());
-    vpp_choices_.erase(std::unique(vpp_choices_.begin(), vpp_choices_.end()), vpp_choices_.end());
+  for (const auto& split : splits_) {
+    const auto found = std::find_if(layouts_.begin(), layouts_.end(),
+                                    [&](const auto& entry) { return entry.first == split.pp; });
+    if (found == layouts_.end()) layouts_.emplace_back(split.pp, stage_layouts(space, model.layers, split.pp));
   }
+  std::sort(layouts_.begin(), layouts_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const int mb : divisors(training.global_batch)) {
     if (allowed(space.micro_batch, mb)) micro_batches_.push_back(mb);
   }
@@ -120,16 +188,27 @@ Strategy CandidateSpace::representative(const ParallelSplit& split) const {
   s.dp = split.dp;
   s.cp = split.cp;
   s.ep = split.ep;
-  s.vpp = vpp_one_allowed_ || vpp_choices_.empty() ? 1 : vpp_choices_.front();
+  const StageLayout& layout = layouts(split.pp).front();
+  s.vpp = layout.vpp;
+  s.first_stage_layers = layout.first;
+  s.last_stage_layers = layout.last;
   s.micro_batch = micro_batches_.empty() ? 1 : micro_batches_.front();
   s.global_batch = training_.global_batch;
   s.dtype = training_.dtype;
+  s.bf16_gradients = training_.bf16_gradients;
   s.compression = training_.compression;
   if (recompute_count_ > 0) s.recompute = recompute_[0];
   if (zero_count_ > 0) s.zero = zero_[0];
   if (sequence_parallel_count_ > 0) s.sequence_parallel = sequence_parallel_[0];
   if (overlap_count_ > 0) s.overlap = overlap_[0];
   return s;
+}
+
+const std::vector<StageLayout>& CandidateSpace::layouts(int pp) const {
+  const auto found =
+      std::lower_bound(layouts_.begin(), layouts_.end(), pp, [](const auto& entry, int p) { return entry.first < p; });
+  static const std::vector<StageLayout> kNone;
+  return found != layouts_.end() && found->first == pp ? found->second : kNone;
 }
 
 SearchSpace pinned(SearchSpace space, const Pins& pins) {
@@ -142,6 +221,8 @@ SearchSpace pinned(SearchSpace space, const Pins& pins) {
   pin(space.cp, pins.cp);
   pin(space.ep, pins.ep);
   pin(space.vpp, pins.vpp);
+  pin(space.first_stage_layers, pins.first_stage_layers);
+  pin(space.last_stage_layers, pins.last_stage_layers);
   pin(space.micro_batch, pins.micro_batch);
   pin(space.zero, pins.zero);
   if (pins.recompute) space.recompute = {*pins.recompute};

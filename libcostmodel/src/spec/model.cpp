@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "costmodel/spec/model.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace costmodel {
@@ -154,11 +155,12 @@ double megatron_flops_per_iteration(const ModelSpec& m, std::int64_t global_batc
 }
 
 double activation_bytes_per_layer(const ModelSpec& m, std::int64_t seq_len, std::int64_t micro_batch, int tp,
-                                  bool sequence_parallel, Recompute recompute) {
+                                  bool sequence_parallel, Recompute recompute, bool fp8_inputs) {
   const double s = static_cast<double>(seq_len);
   const double b = static_cast<double>(micro_batch);
   const double h = static_cast<double>(m.hidden);
-  const double kv = static_cast<double>(m.kv_dim());
+  // With tp > kv_heads every rank holds one whole K/V head (Megatron-LM replicates them): tp x head_dim.
+  const double kv = std::max(static_cast<double>(m.kv_dim()), static_cast<double>(tp) * m.head_dim());
   const double q = static_cast<double>(m.q_dim());
   const double a = m.heads;
   const double t = tp;
@@ -166,12 +168,14 @@ double activation_bytes_per_layer(const ModelSpec& m, std::int64_t seq_len, std:
 
   // Korthikanti et al. 2022 §4.1, 2-byte activations and 1-byte dropout masks, term by term:
   // replicated across TP ranks: LN inputs 4sbh, QKV input 2sbh, MLP input 2sbh, two dropout masks 2sbh.
-  const double replicated = 10.0 * sbh;
-  // split by TP: Q 2sbh and K 2sb·kv (for QK^T), V 2sb·kv, projection input 2sbh ...
-  double split = 4.0 * s * b * q + 4.0 * s * b * kv;
+  // Under FP8 the QKV and MLP inputs are kept as FP8 (sbh each).
+  const double replicated = (fp8_inputs ? 8.0 : 10.0) * sbh;
+  // split by TP: Q 2sbh and K 2sb·kv (for QK^T), V 2sb·kv, projection input 2sbh (FP8: sbh) ...
+  double split = (fp8_inputs ? 3.0 : 4.0) * s * b * q + 4.0 * s * b * kv;
   // ... and the MLP's intermediate activations: GELU input and output 2 x 2sbf (16sbh at f = 4h);
   // a gated MLP keeps gate, up and their product, 3 x 2sbf.
-  const double per_width = m.ffn == FfnKind::kGelu ? 4.0 : 6.0;
+  // (FP8: the second matrix's input, one of them, in 1 byte.)
+  const double per_width = (m.ffn == FfnKind::kGelu ? 4.0 : 6.0) - (fp8_inputs ? 1.0 : 0.0);
   if (m.is_moe() && m.moe_layers() == m.layers) {
     split += per_width * s * b * static_cast<double>(m.moe->expert_ffn_hidden) *
              (m.moe->top_k + m.moe->shared_experts);

@@ -50,6 +50,26 @@ int default_global_batch(const ModelSpec& model, int gpus) {
   return std::max(static_cast<int>(std::max(1.0, std::floor(sequences))), gpus / 8);
 }
 
+int StageLayers::most() const {
+  return std::max({first, middle, last});
+}
+
+StageLayers stage_layers(const Strategy& st, int layers) noexcept {
+  StageLayers s;
+  if (st.pp <= 1) {
+    s.first = s.last = layers;
+    return s;
+  }
+  const int f = std::max(0, st.first_stage_layers), l = std::max(0, st.last_stage_layers);
+  const int shared = st.pp - (f > 0 ? 1 : 0) - (l > 0 ? 1 : 0);
+  const int per_stage = shared > 0 ? (layers - f - l) / shared : 0;
+  s.first = f > 0 ? f : per_stage;
+  s.last = l > 0 ? l : per_stage;
+  s.middle_stages = st.pp - 2;
+  s.middle = s.middle_stages > 0 ? per_stage : 0;
+  return s;
+}
+
 namespace {
 
 std::string str(long long v) {
@@ -77,6 +97,9 @@ bool walk_degree_rules(const Strategy& st, Fail&& fail) {
   positive(st.vpp, "vpp");
   positive(st.micro_batch, "micro_batch");
   positive(st.global_batch, "global_batch");
+  if (st.first_stage_layers < 0 || st.last_stage_layers < 0) {
+    fail(kBadDegree, [] { return std::string("first_stage_layers and last_stage_layers must not be negative"); });
+  }
   if (st.zero < 0 || st.zero > 3) {
     fail(kBadDegree, [&] { return "zero must be 0, 1, 2 or 3, got " + str(st.zero); });
   }
@@ -87,11 +110,68 @@ bool walk_degree_rules(const Strategy& st, Fail&& fail) {
   return degrees_ok;
 }
 
-// How the model and the batch divide over the degrees (positive): heads and kv_heads over tp, layers over
-// pp·vpp, the batch over dp·micro_batch, seq_len over cp, experts and dp over ep. With vpp = micro_batch = 1
-// these are the split-level rules (check_split()).
+// Megatron-LM's account-for-embedding/loss layout (transformer_layer.py get_transformer_layer_offset with
+// --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split): every stage holds `units`
+// layers, the embedding (loss) counting as one on the first (last) stage, and vpp divides the units. With
+// no middle stage the units are the larger end or one more.
+bool account_for_layout(int first, int last, int shared, int rest, int vpp) {
+  const auto fits = [&](int units) {
+    const int f = first > 0 ? first : units;
+    const int l = last > 0 ? last : units;
+    return units > 0 && units % vpp == 0 && (f == units || f == units - 1) && (l == units || l == units - 1);
+  };
+  if (shared > 0) return fits(rest / shared);
+  return fits(std::max(first, last)) || fits(std::max(first, last) + 1);
+}
+
+// How the layers spread over the stages: evenly over pp·vpp chunks, or with first_stage_layers and
+// last_stage_layers as Megatron-LM checks them (megatron/core/transformer/transformer_config.py,
+// TransformerConfig.__post_init__, uneven pipeline branch, commit 002526d8): the rest divides over the other
+// stages, and vpp divides the layers of every stage, or the account-for layout holds.
 template <class Fail>
-void walk_division_rules(const Strategy& st, const ModelSpec& model, Fail&& fail) {
+void walk_layer_rules(const Strategy& st, int layers, Fail&& fail) {
+  const int f = st.first_stage_layers, l = st.last_stage_layers, v = st.vpp;
+  if (v > 1 && st.pp == 1) fail(kLayersIndivisible, [] { return std::string("vpp > 1 needs pp > 1"); });
+  if (f == 0 && l == 0) {
+    if (layers % (st.pp * v) != 0) {
+      fail(kLayersIndivisible, [&] {
+        return "layers (" + str(layers) + ") not divisible by pp*vpp (" + str(static_cast<long long>(st.pp) * v) +
+               "); first_stage_layers and last_stage_layers split them unevenly";
+      });
+    }
+    return;
+  }
+  if (st.pp == 1) {
+    fail(kLayersIndivisible, [] { return std::string("first_stage_layers and last_stage_layers need pp > 1"); });
+    return;
+  }
+  const int shared = st.pp - (f > 0 ? 1 : 0) - (l > 0 ? 1 : 0);
+  const int rest = layers - f - l;
+  if (shared == 0 ? rest != 0 : rest < shared || rest % shared != 0) {
+    fail(kLayersIndivisible, [&] {
+      return "the " + str(rest) + " layers left by first_stage_layers (" + str(f) + ") and last_stage_layers (" +
+             str(l) + ") do not divide over the other " + str(shared) + " stages";
+    });
+    return;
+  }
+  if (v <= 1) return;
+  const bool megatron =
+      f % v == 0 && l % v == 0 && (shared == 0 || (rest / shared) % v == 0);  // f or l 0: unset
+  if (!megatron && !account_for_layout(f, l, shared, rest, v)) {
+    fail(kLayersIndivisible, [&] {
+      return "vpp (" + str(v) +
+             ") divides neither every stage's layers nor, with the embedding and loss counted as layers, their "
+             "units (first " +
+             str(f) + ", last " + str(l) + ", " + str(shared > 0 ? rest / shared : 0) + " on the others)";
+    });
+  }
+}
+
+// How the model and the batch divide over the degrees (positive): heads and kv_heads over tp, layers over
+// the stages (split_only: at least one per stage), the batch over dp·micro_batch, seq_len over cp, experts
+// and dp over ep. With vpp = micro_batch = 1 and split_only these are the split-level rules (check_split()).
+template <class Fail>
+void walk_division_rules(const Strategy& st, const ModelSpec& model, bool split_only, Fail&& fail) {
   if (model.heads % st.tp != 0) {
     fail(kHeadsIndivisible,
          [&] { return "heads (" + str(model.heads) + ") not divisible by tp (" + str(st.tp) + ")"; });
@@ -102,13 +182,16 @@ void walk_division_rules(const Strategy& st, const ModelSpec& model, Fail&& fail
       return "kv_heads (" + str(model.kv_heads) + ") and tp (" + str(st.tp) + ") do not divide one another";
     });
   }
-  if (model.layers % (st.pp * st.vpp) != 0) {
-    fail(kLayersIndivisible, [&] {
-      return "layers (" + str(model.layers) + ") not divisible by pp*vpp (" +
-             str(static_cast<long long>(st.pp) * st.vpp) + ")";
-    });
+  if (split_only) {
+    // Any pp up to the layer count has a layout (uneven when pp does not divide them).
+    if (st.pp > model.layers) {
+      fail(kLayersIndivisible, [&] {
+        return "pp (" + str(st.pp) + ") exceeds the layers (" + str(model.layers) + "): a stage needs a layer";
+      });
+    }
+  } else {
+    walk_layer_rules(st, model.layers, fail);
   }
-  if (st.vpp > 1 && st.pp == 1) fail(kLayersIndivisible, [] { return std::string("vpp > 1 needs pp > 1"); });
   const long long replicas_batch = static_cast<long long>(st.dp) * st.micro_batch;
   if (st.global_batch % replicas_batch != 0) {
     fail(kBatchIndivisible, [&] {
@@ -151,7 +234,14 @@ void walk_rules(const Strategy& st, const ModelSpec& model, const ClusterSpec& c
              str(product) + " is not the cluster's " + str(cluster.gpus) + " GPUs";
     });
   }
-  walk_division_rules(st, model, fail);
+  walk_division_rules(st, model, false, fail);
+  if (st.zero == 2 && st.pp > 1) {
+    // DeepSpeed's PipelineEngine asserts zero_optimization_stage() < 2 (deepspeed/runtime/pipe/engine.py):
+    // ZeRO-2 reduces gradients every micro-batch, which the pipeline's accumulation cannot interleave.
+    fail(kZeroUnsupported, [] {
+      return std::string("ZeRO-2 is incompatible with pipeline parallelism (DeepSpeed refuses it; use zero 1 or 3)");
+    });
+  }
   if (!cluster.gpu.supports(st.dtype)) {
     fail(kDtypeUnsupported, [&] {
       return std::string(cluster.gpu.name) + " has no " + std::string(to_string(st.dtype)) + " tensor cores";
@@ -167,6 +257,13 @@ std::uint32_t check(const Strategy& st, const ModelSpec& model, const ClusterSpe
   return flags;
 }
 
+std::uint32_t check_layers(const Strategy& st, int layers) noexcept {
+  std::uint32_t flags = kValid;
+  if (st.pp < 1 || st.vpp < 1 || st.first_stage_layers < 0 || st.last_stage_layers < 0) return kBadDegree;
+  walk_layer_rules(st, layers, [&](std::uint32_t flag, auto&&) { flags |= flag; });
+  return flags;
+}
+
 std::uint32_t check_split(const ModelSpec& model, int tp, int pp, int dp, int cp, int ep,
                           int global_batch) noexcept {
   Strategy st;
@@ -178,7 +275,7 @@ std::uint32_t check_split(const ModelSpec& model, int tp, int pp, int dp, int cp
   st.global_batch = global_batch;
   std::uint32_t flags = kValid;
   const auto collect = [&](std::uint32_t flag, auto&&) { flags |= flag; };
-  if (walk_degree_rules(st, collect)) walk_division_rules(st, model, collect);
+  if (walk_degree_rules(st, collect)) walk_division_rules(st, model, true, collect);
   return flags;
 }
 

@@ -99,11 +99,17 @@ const std::vector<TrainingField>& training_fields() {
       {"recompute", "recompute", "activation recompute: none|selective|full"},
       {"zero", "zero", "ZeRO stage 0|1|2|3 (1 = distributed optimizer)"},
       {"dtype", "dtype", "compute dtype: bf16|fp16|fp8 [bf16]"},
+      {"grad_reduce_dtype", "grad-reduce-dtype",
+       "main gradients and their reduction: fp32|bf16 [fp32, Megatron-LM's default; fp16 training: fp16]"},
       {"tokens", "tokens", "training tokens, for days and cost (300e9, 300B, 1.5T)"},
       {"compression", "compression", "DP gradient compression: none|fp16|int8|topk:FRACTION [none]"},
       {"overlap", "overlap", "overlap DP communication with backward: on|off"},
       {"sequence_parallel", "sequence-parallel", "TP as reduce-scatter/all-gather: on|off"},
       {"attention", "attention", "attention kernel: flash|standard [flash]"},
+      {"attention_dtype", "attention-dtype",
+       "attention core precision under --dtype fp8: bf16|fp8 [bf16, as Megatron-LM and Transformer Engine]"},
+      {"moe_capacity_factor", "moe-capacity-factor",
+       "tokens of the busiest expert relative to balanced routing (Megatron-LM's capacity factor) [1]"},
       {"dp_algorithm", "dp-algo",
        "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|auto [auto]"},
       {"tp_algorithm", "tp-algo", "TP collective algorithm [auto]"},
@@ -128,6 +134,12 @@ const std::vector<TrainingField>& training_fields() {
       {"cp", "cp", "context-parallel degree", true},
       {"ep", "ep", "expert-parallel degree (carved out of dp)", true},
       {"vpp", "vpp", "virtual pipeline stages per rank (interleaved 1F1B)", true},
+      {"first_stage_layers", "first-stage-layers",
+       "layers on the first pipeline stage, the rest spread evenly (Megatron-LM "
+       "--decoder-first-pipeline-num-layers) [even]",
+       true},
+      {"last_stage_layers", "last-stage-layers",
+       "layers on the last pipeline stage (Megatron-LM --decoder-last-pipeline-num-layers) [even]", true},
   };
   return kFields;
 }
@@ -156,6 +168,9 @@ void set_training_field(TrainingSpec& spec, std::string_view key, std::string_vi
       fail_choice("expected bf16, fp16 or fp8, got " + quoted(text), text, {"bf16", "fp16", "fp8"});
     }
     spec.dtype = *dtype;
+  } else if (key == "grad_reduce_dtype") {
+    if (text != "fp32" && text != "bf16") fail_choice("expected fp32 or bf16, got " + quoted(text), text, {"fp32", "bf16"});
+    spec.bf16_gradients = text == "bf16";
   } else if (key == "tokens") {
     spec.tokens = parse_token_count(text);
   } else if (key == "compression") {
@@ -169,6 +184,23 @@ void set_training_field(TrainingSpec& spec, std::string_view key, std::string_vi
       fail_choice("expected flash or standard, got " + quoted(text), text, {"flash", "standard"});
     }
     spec.flash_attention = text == "flash";
+  } else if (key == "attention_dtype") {
+    const auto dtype = parse_dtype(text);
+    if (!dtype || (*dtype != Dtype::kBf16 && *dtype != Dtype::kFp8)) {
+      fail_choice("expected bf16 or fp8, got " + quoted(text), text, {"bf16", "fp8"});
+    }
+    spec.attention_dtype = *dtype;
+  } else if (key == "moe_capacity_factor") {
+    double factor = -1.0;
+    try {
+      factor = parse_number(text);
+    } catch (const Error&) {
+      factor = -1.0;
+    }
+    if (!(factor > 0.0) || factor > 64.0) {
+      throw Error("expected a positive number (at most 64), got " + quoted(text));
+    }
+    spec.moe_capacity_factor = factor;
   } else if (key == "dp_algorithm") {
     spec.dp_algorithm = algorithm(text);
   } else if (key == "tp_algorithm") {
@@ -212,6 +244,10 @@ void set_training_field(TrainingSpec& spec, std::string_view key, std::string_vi
     pins.ep = integer(text, 1);
   } else if (key == "vpp") {
     pins.vpp = integer(text, 1);
+  } else if (key == "first_stage_layers") {
+    pins.first_stage_layers = integer(text, 1);
+  } else if (key == "last_stage_layers") {
+    pins.last_stage_layers = integer(text, 1);
   } else {
     throw Error("unknown training field '" + std::string(key) + "'", ErrorKind::kInternal);
   }
@@ -238,11 +274,14 @@ Strategy pinned_strategy(const TrainingSpec& spec, const ModelSpec& model, int g
   st.cp = p.cp.value_or(1);
   st.ep = p.ep.value_or(1);
   st.vpp = p.vpp.value_or(1);
+  st.first_stage_layers = p.first_stage_layers.value_or(0);
+  st.last_stage_layers = p.last_stage_layers.value_or(0);
   st.micro_batch = p.micro_batch.value_or(1);
   st.global_batch = global_batch_of(spec, model, gpus);
   st.recompute = p.recompute.value_or(Recompute::kNone);
   st.zero = p.zero.value_or(0);
   st.dtype = spec.dtype;
+  st.bf16_gradients = spec.bf16_gradients;
   st.overlap = p.overlap.value_or(true);
   st.sequence_parallel = p.sequence_parallel.value_or(true);
   st.compression = spec.compression;

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "costmodel/estimate/step.hpp"
@@ -15,14 +16,23 @@
 
 namespace costmodel {
 
-/// What the source measured.
+/// What the source measured. A run is compared on the first of flops_per_gpu, tokens_per_s_per_gpu and
+/// step_time it states; the latter two are compared as throughput (model FLOPs per GPU with the model's own
+/// FLOPs per token, so that every row reads in TFLOP/s).
 struct Measured {
   std::optional<FlopsPerSecond> flops_per_gpu;  ///< per GPU, in the source's convention
   bool hardware_convention =
       false;  ///< true: counts recomputed FLOPs (Megatron-LM eq. 3); false: model FLOPs
   std::optional<double> mfu;
-  std::optional<Seconds> training_time;  ///< wall-clock time to train the run's tokens
+  std::optional<Seconds> training_time;        ///< wall-clock time to train the run's tokens
+  std::optional<double> tokens_per_s_per_gpu;  ///< training throughput per GPU, tokens/s
+  std::optional<Seconds> step_time;            ///< one optimizer step of the run's global batch
 };
+
+/// What a run is compared on: the first quantity of Measured it states.
+enum class MeasuredBasis { kFlops, kTokensPerSecond, kStepTime };
+/// "TFLOP/s", "tokens/s", "step time".
+[[nodiscard]] std::string_view to_string(MeasuredBasis basis);
 
 /// One published run.
 struct PublishedRun {
@@ -48,6 +58,7 @@ struct ValidationRow {
   std::optional<Seconds> measured_training_time;
   std::optional<Seconds> predicted_training_time;
   bool hardware_convention = false;
+  MeasuredBasis basis = MeasuredBasis::kFlops;  ///< what the source measured (measured_flops derives from it)
 };
 
 /// Error statistics over the rows with a measured TFLOP/s (absolute relative errors, dimensionless).

@@ -28,18 +28,26 @@ struct LayerForward {
   Seconds attention_gemms;  ///< QKV and output projection GEMMs
   Seconds mlp;              ///< dense MLP, or the MoE layers' share of experts, shared experts and router
   Seconds attention_core;   ///< QK^T and scores·V (flash or standard attention)
-  Seconds elementwise;      ///< LayerNorms, residual adds, dropouts, the MLP activation (memory bound)
-  Seconds total;            ///< attention_gemms + mlp + attention_core + elementwise
+  Seconds elementwise;  ///< LayerNorms, residual adds, dropouts, the MLP activation, MoE token permutation
+  Seconds fp8_casts;    ///< FP8: casting the linear layers' inputs (and their transposes) to FP8
+  Seconds total;        ///< the sum of the above
 };
 
-/// Compute of the most loaded pipeline stage for one micro-batch on one GPU, s.
+/// One layer's backward pass and what recompute adds, given its forward pass, s.
+struct LayerBackward {
+  Seconds attention_core;  ///< the attention core's backward: 2.5 x its forward with flash attention
+  Seconds total;           ///< 2 x the forward's GEMMs and element-wise work, the core's backward, FP8 casts
+};
+
+/// Compute of one micro-batch on one GPU, per layer and for the most loaded pipeline stage, s.
 struct StageCompute {
-  LayerForward layer_forward;  ///< one layer's forward pass
-  Seconds layer_recompute;     ///< what recompute adds to one layer: its forward (full), its attention core
-                               ///< (selective), or nothing
-  Seconds layer;               ///< one layer forward + backward (2 x forward) + recompute
-  Seconds logits;              ///< the output layer and the loss (vocabulary-parallel)
-  Seconds stage;               ///< layers_per_stage · layer + logits
+  LayerForward layer_forward;    ///< one layer's forward pass
+  LayerBackward layer_backward;  ///< one layer's backward pass
+  Seconds layer_recompute;       ///< what recompute adds to one layer: its forward (full), its attention core
+                                 ///< (selective), or nothing
+  Seconds layer;                 ///< one layer's forward + backward + recompute
+  Seconds logits;                ///< the output layer and the loss (vocabulary-parallel), on the last stage
+  Seconds stage;  ///< the most loaded stage: its layers (StageLayers), plus the logits on the last one
 };
 
 /// QKV and output projection GEMMs of one layer, forward, tensor-parallel shapes (Shoeybi et al. 2019 §3).
@@ -53,15 +61,26 @@ struct StageCompute {
 /// GpuEfficiency::attention on the unmasked half (Dao et al. 2022 §3), or standard attention's batched GEMMs
 /// plus its scores' HBM traffic (Korthikanti et al. 2022 §4.1).
 [[nodiscard]] Seconds attention_core_time(const StepInputs& in) noexcept;
-/// Memory-bound element-wise traffic of one layer, forward (Korthikanti et al. 2022 §4.1 tensors).
+/// Memory-bound element-wise traffic of one layer, forward (Korthikanti et al. 2022 §4.1 tensors; the MoE
+/// layers' experts at their own width and their token permutation).
 [[nodiscard]] Seconds elementwise_time(const StepInputs& in) noexcept;
+/// FP8 (Strategy::dtype fp8): casting one layer's linear-layer operands to FP8 with their transposes,
+/// forward (inputs) or backward (output gradients), memory bound; 0 otherwise.
+[[nodiscard]] Seconds fp8_cast_time(const StepInputs& in, bool backward) noexcept;
+/// The attention core's backward given its forward: flash attention recomputes the scores (5 matmuls
+/// against the forward's 2: 2.5 x, Dao 2023, FlashAttention-2 §3.1.2), standard attention 2 x.
+[[nodiscard]] Seconds attention_core_backward_time(const StepInputs& in, Seconds forward) noexcept;
+/// One layer's backward pass given its forward pass.
+[[nodiscard]] LayerBackward layer_backward_time(const StepInputs& in, const LayerForward& forward) noexcept;
 /// One layer's forward pass by part.
 [[nodiscard]] LayerForward layer_forward_time(const StepInputs& in) noexcept;
 /// What recompute adds to one layer given its forward pass (Korthikanti et al. 2022 §5).
 [[nodiscard]] Seconds layer_recompute_time(const StepInputs& in, const LayerForward& forward) noexcept;
-/// The output layer and the loss of one micro-batch, forward and backward (vocabulary-parallel).
+/// The output layer and the loss of one micro-batch, forward and backward (vocabulary-parallel), in bf16
+/// under fp8 too (Megatron-LM's output layer is outside Transformer Engine's fp8_autocast).
 [[nodiscard]] Seconds logits_time(const StepInputs& in) noexcept;
-/// The stage's compute for one micro-batch: forward, backward and recompute of its layers, plus the logits.
+/// The most loaded stage's compute for one micro-batch: forward, backward and recompute of its layers, plus
+/// the logits on the last stage.
 [[nodiscard]] StageCompute stage_compute(const StepInputs& in) noexcept;
 
 }  // namespace costmodel

@@ -7,9 +7,15 @@
 
 namespace costmodel {
 
-/// Context-parallel K/V exchange of one layer for one micro-batch left exposed after overlap with
-/// `attention_core` (the layer's forward attention core, s): cp - 1 send/recv of the local K and V blocks
-/// forward, of K, V and their gradients backward, on SplitPaths::cp; 0 when cp == 1. Seconds.
-[[nodiscard]] Seconds context_parallel_layer_time(const StepInputs& in, Seconds attention_core) noexcept;
+/// Context-parallel K/V exchange of one layer for one micro-batch, before overlap, s.
+struct ContextParallelComm {
+  Seconds forward;   ///< cp - 1 send/recv of the local K and V blocks
+  Seconds backward;  ///< K, V and their gradients around the ring (2 x forward), and the forward's again
+                     ///< when recompute reruns the attention core
+};
+
+/// The ring-attention exchange of one layer on SplitPaths::cp (K and V at least one head per TP rank); 0
+/// when cp == 1. It overlaps only the attention core that consumes it (overlap.hpp).
+[[nodiscard]] ContextParallelComm context_parallel_layer_comm(const StepInputs& in) noexcept;
 
 }  // namespace costmodel

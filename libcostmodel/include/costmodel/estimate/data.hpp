@@ -1,7 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Data parallelism: the gradient exchange under ZeRO 0-3 and gradient compression, its overlap with the
-// backward pass, and the optimizer step (Rajbhandari et al. 2020; Megatron-LM's distributed optimizer).
+// Data parallelism as the frameworks run it: the gradient and weight exchanges of ZeRO 0-3 / FSDP and
+// gradient compression, when each happens in a step, and the optimizer step.
+//
+// - ZeRO-0 (DDP, Megatron-LM without the distributed optimizer): one all-reduce of the gradients per step,
+//   during the last micro-batch's backward (earlier micro-batches only accumulate: Megatron-LM
+//   megatron/core/distributed/param_and_grad_buffer.py, _ParamAndGradBucketGroup.register_grad_ready).
+// - ZeRO-1 (Megatron-LM's distributed optimizer, DeepSpeed stage 1): one reduce-scatter of the gradients per
+//   step, in the same window, and one all-gather of the updated bf16 weights, waited for in the next step's
+//   first forward (--overlap-param-gather).
+// - ZeRO-2 (DeepSpeed stage 2): gradients reduce-scattered every micro-batch's backward
+//   (deepspeed/runtime/zero/stage_1_and_2.py, reduce_ready_partitions_and_remove_grads reduces when
+//   partition_gradients), the weights all-gathered once per step. DeepSpeed refuses it with pipeline
+//   parallelism, and so does check() (kZeroUnsupported).
+// - ZeRO-3 / FSDP FULL_SHARD: every layer's weights all-gathered before its forward and again before its
+//   backward, every micro-batch, prefetched behind the layer before (deepspeed/runtime/zero/
+//   partitioned_param_coordinator.py, fetch_sub_module; torch FSDP ShardingStrategy.FULL_SHARD), and its
+//   gradients reduce-scattered after its backward, every micro-batch (stage3.py). The first layer's
+//   forward gather has nothing to hide behind.
+// Gradients travel in fp32 with bf16 training (Megatron-LM forces accumulate_allreduce_grads_in_fp32) and
+// fp16 with fp16 (gradient_bytes()); weights in bf16/fp16. When each stream hides behind compute is the
+// overlap budget's business (overlap.hpp, step.cpp).
 
 #include "costmodel/estimate/inputs.hpp"
 #include "costmodel/estimate/memory.hpp"
@@ -10,39 +29,36 @@
 
 namespace costmodel {
 
-/// Bytes per gradient element on the wire: gradient_bytes(dtype), at most 2 with fp16 compression, 1 with
-/// int8; top-k sends values and indices apart (gradient_exchange_time()).
+/// Bytes per gradient element on the wire: gradient_bytes(strategy), at most 2 with fp16 compression, 1 with
+/// int8; top-k sends values and indices apart (data_parallel_streams()).
 [[nodiscard]] double wire_bytes_per_gradient(const Strategy& strategy) noexcept;
 
-/// One gradient group's exchange per step on one GPU, s.
-struct GradientExchange {
-  Seconds weight_gathers;          ///< ZeRO-3: every micro-batch's forward and backward weight all-gathers
-  Seconds weight_gathers_exposed;  ///< of which left after overlap with the micro-batches' compute
-  Seconds reduce;                  ///< gradient all-reduce, reduce-scatter (ZeRO >= 1) or top-k all-gather
-  Seconds gather;                  ///< ZeRO-1/2: the all-gather of the updated weights
-  Seconds exposed;                 ///< of reduce + gather, left after overlap
+/// The data-parallel streams of one GPU, each the time of its collectives (not yet overlapped), s. Dense
+/// parameters travel over SplitPaths::dp (dp·cp ranks), experts over SplitPaths::expert_dp (dp·cp/ep ranks,
+/// every ep included); the two are summed (they share the NICs).
+struct DataParallelStreams {
+  Seconds layer_gather;  ///< ZeRO-3: one layer's weights all-gathered, before its forward and again backward
+  Seconds layer_reduce;  ///< ZeRO-2/3: one layer's gradients reduce-scattered, every micro-batch
+  Seconds first_end_gather;  ///< ZeRO-3: the embedding's all-gather on the first stage, each pass
+  Seconds first_end_reduce;  ///< ZeRO-2/3: the embedding's reduce-scatter, every micro-batch
+  Seconds last_end_gather;   ///< ZeRO-3: the output layer's all-gather on the last stage, each pass
+  Seconds last_end_reduce;   ///< ZeRO-2/3: the output layer's reduce-scatter, every micro-batch
+  Seconds step_reduce;  ///< ZeRO-0/1: the first stage's gradients all-reduced / reduce-scattered, once a step
+  Seconds step_gather;  ///< ZeRO-1/2: the first stage's updated weights all-gathered, once a step
+  /// Tied embeddings with pp > 1: the embedding's gradients all-reduced between the first and the last stage
+  /// once a step after the data-parallel reduction (Megatron-LM megatron/core/distributed/
+  /// finalize_model_grads.py, _allreduce_word_embedding_grads); never overlapped.
+  Seconds tied_embedding;
 };
 
-/// The exchange of `params` parameters of this GPU's stage replicated over `ranks` ranks on `path`, with the
-/// layer's forward time `layer_forward` (s) setting the overlap windows: the reduction hides behind the last
-/// micro-batch's backward, the weight all-gather behind the next step's first forward, ZeRO-3's gathers
-/// behind each micro-batch's compute (when Strategy::overlap). All zero when ranks <= 1 or params <= 0.
-[[nodiscard]] GradientExchange gradient_exchange_time(const StepInputs& in, double params, int ranks,
-                                                      const LinkPath& path, Seconds layer_forward) noexcept;
+/// The streams of `in`'s strategy. The once-a-step streams carry the first stage's parameters: it finishes
+/// the step's backward last, so its exchange is the one the step waits for (the other stages' hide in the
+/// pipeline's drain).
+[[nodiscard]] DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept;
 
-/// The data-parallel exchange of one step on one GPU, s.
-struct DataParallelComm {
-  Seconds total;    ///< every gradient and ZeRO-3 weight exchange
-  Seconds exposed;  ///< the part not hidden behind compute
-};
-
-/// The dense parameters' exchange over dp·cp ranks (SplitPaths::dp) then the experts' over dp·cp/ep ranks
-/// (SplitPaths::expert_dp), of the stage parameters in `memory` (Estimator::memory()).
-[[nodiscard]] DataParallelComm data_parallel_time(const StepInputs& in, const MemoryBreakdown& memory,
-                                                  Seconds layer_forward) noexcept;
-
-/// The optimizer step on the parameters this GPU updates (memory bound), plus the compression pass with
-/// error feedback over the stage's gradients when compressed, s.
+/// The optimizer step on the parameters this GPU updates (memory bound), the compression pass with error
+/// feedback over the stage's gradients when compressed, and, under fp8, the once-a-step cast of the stage's
+/// weights to FP8 with their transposes, s.
 [[nodiscard]] Seconds optimizer_time(const StepInputs& in, const MemoryBreakdown& memory) noexcept;
 
 }  // namespace costmodel

@@ -7,9 +7,13 @@
 
 namespace costmodel {
 
-/// Expert-parallel all-to-alls per layer for one micro-batch, averaged over the layers (the MoE layers'
-/// share): dispatch and combine forward and backward (and again under full recompute), T·top_k·h bytes each,
-/// on SplitPaths::ep; 0 when ep == 1 or the model is dense. Not overlapped, s.
+/// Expert dispatch and combine per layer for one micro-batch, averaged over the layers (the MoE layers'
+/// share), per Megatron-LM's alltoall token dispatcher (megatron/core/transformer/moe/token_dispatcher.py,
+/// MoEAlltoAllTokenDispatcher): each TP rank dispatches its sequence-parallel 1/t of the tokens with an
+/// all-to-all over SplitPaths::ep (T/t·top_k·h, times the capacity factor), then all-gathers them over the
+/// expert-tensor-parallel group (= tp); combine reduce-scatters and all-to-alls back. Forward and backward,
+/// and again under full recompute. 0 when ep == 1 (the allgather dispatcher's traffic is the dense MLP's
+/// tensor-parallel one, tensor.hpp) or the model is dense. Never overlapped, s.
 [[nodiscard]] Seconds expert_parallel_layer_time(const StepInputs& in) noexcept;
 
 }  // namespace costmodel

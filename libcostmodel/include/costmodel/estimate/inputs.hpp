@@ -25,6 +25,12 @@ struct EstimateOptions {
   bool flash_attention = true;
   EconomicsSpec economics;      ///< cost basis, amortisation, electricity, PUE (estimate/economics.hpp)
   ReliabilitySpec reliability;  ///< interruptions, checkpoints, restarts (estimate/goodput.hpp)
+  /// The attention core's precision when Strategy::dtype is fp8 (bf16: Megatron-LM's default, only the
+  /// linear layers' GEMMs run in FP8; fp8: Transformer Engine's fp8_dpa). Ignored for bf16 and fp16.
+  Dtype attention_dtype = Dtype::kBf16;
+  /// Tokens of the busiest expert relative to balanced routing (dimensionless, > 0): scales the experts'
+  /// GEMMs and element-wise traffic and the dispatch volume (1: dropless and balanced).
+  double moe_capacity_factor = 1.0;
 };
 
 /// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only) with their collectives'
@@ -36,13 +42,15 @@ struct SplitPaths {
   CollectivePath ep;         ///< ep ranks, stride tp·cp
   CollectivePath pp;         ///< neighbouring stages: 2 ranks, stride tp·cp·dp
   CollectivePath dp;         ///< the gradient group: dp·cp ranks (CP ranks hold the same weights), stride tp
-  CollectivePath expert_dp;  ///< MoE experts' gradient group: dp·cp/ep ranks, stride tp·ep
+  CollectivePath expert_dp;  ///< MoE experts' gradient group: dp·cp/ep ranks, stride tp·ep (= dp when ep == 1)
+  CollectivePath embedding;  ///< first and last stage (tied embeddings' gradient all-reduce): 2 ranks
 };
 
 /// Per-model numbers prepared once (Estimator's constructor): sizes as doubles, parameter counts of
 /// count_parameters(), FLOPs of flops_per_token().
 struct ModelTerms {
   double hidden = 0;                   ///< h
+  double head_dim = 0;                 ///< per-head width
   double q_dim = 0;                    ///< heads · head_dim
   double kv_dim = 0;                   ///< kv_heads · head_dim
   double ffn_hidden = 0;               ///< f
@@ -51,7 +59,7 @@ struct ModelTerms {
   double moe_share = 0;                ///< fraction of layers that are MoE layers (0 for a dense model)
   double params_total = 0;             ///< every parameter, embeddings included
   double params_per_layer = 0;         ///< attention + norms + dense MLP (or MoE experts' share) per layer
-  double expert_params_per_layer = 0;  ///< of which MoE experts, averaged over the layers
+  double expert_params_per_layer = 0;  ///< of which MoE routed experts, averaged over the layers
   double params_embedding = 0;         ///< input embedding (+ learned positions)
   double params_output = 0;  ///< untied output layer (a tied one: Megatron-LM's copy on the last stage)
   double model_flops_per_token = 0;      ///< forward + backward, full attention (MFU convention)
@@ -74,9 +82,14 @@ struct StepInputs {
   const EstimateOptions& options;  ///< the estimator's options
   const Strategy& strategy;        ///< the configuration, valid (check() == kValid)
   const SplitPaths& paths;         ///< its split's communicators
+  const ModelTerms& terms;         ///< the model's numbers, model_terms(model)
   double hidden = 0;               ///< h
+  double head_dim = 0;             ///< per-head width
   double q_dim = 0;                ///< heads · head_dim
   double kv_dim = 0;               ///< kv_heads · head_dim
+  /// K (or V) width on one TP rank: kv_dim / t, at least one head (Megatron-LM replicates the K/V heads when
+  /// tp > kv_heads: megatron/core/transformer/attention.py, SelfAttention, num_query_groups_per_partition).
+  double kv_per_rank = 0;
   double ffn_hidden = 0;           ///< f
   double vocab = 0;                ///< V
   double seq_len = 0;              ///< s, the whole sequence
@@ -86,8 +99,11 @@ struct StepInputs {
   double micro_batches = 1;        ///< m, per pipeline per step
   double tokens = 0;               ///< T: tokens of one micro-batch on one GPU, micro_batch · s / cp
   bool sequence_parallel = false;  ///< TP as reduce-scatter + all-gather (only when tp > 1)
-  double layers_per_stage = 0;     ///< layers / p
+  double layers_per_stage = 0;     ///< the most layers a stage holds (StageLayers::most())
+  StageLayers stages{};            ///< layers on the first, each middle and the last stage
   double moe_share = 0;            ///< fraction of layers that are MoE layers (0 for a dense model)
+  Dtype attention_dtype = Dtype::kBf16;  ///< the attention core's precision (bf16 under fp8 by default)
+  double capacity_factor = 1.0;          ///< EstimateOptions::moe_capacity_factor
 };
 
 /// The StepInputs of `strategy` (already valid) on its split's `paths`; `terms` is model_terms(model).

@@ -5,6 +5,7 @@
 
 #include <string_view>
 
+#include "costmodel/estimate/inputs.hpp"
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/units.hpp"
 
@@ -15,9 +16,9 @@ enum class MemoryTerm { kNone, kWeights, kGradients, kOptimizer, kActivations, k
 /// "none", "weights", "gradients", "optimizer", "activations", "logits", "error_feedback".
 [[nodiscard]] std::string_view to_string(MemoryTerm term);
 
-/// Bytes held on the most loaded GPU (the first pipeline stage), by term.
+/// Bytes held on the GPU of the fullest pipeline stage, by term.
 struct MemoryBreakdown {
-  Bytes weights;    ///< half-precision weights of the local shard (fp8: still bf16 master copies)
+  Bytes weights;  ///< half-precision weights of the local shard, FP8 copies under fp8, ZeRO-3's gathered layers
   Bytes gradients;  ///< half-precision gradients (divided by dp from ZeRO-2)
   Bytes
       optimizer;  ///< fp32 master weights + Adam m and v: 12 bytes per parameter (divided by dp from ZeRO-1)
@@ -29,8 +30,9 @@ struct MemoryBreakdown {
   Bytes capacity;        ///< the GPU's HBM
   /// The term that overflows capacity: the largest one when total > capacity, else kNone.
   MemoryTerm overflow = MemoryTerm::kNone;
-  double dense_parameters = 0;  ///< parameters of the most loaded stage held by one GPU, before ZeRO sharding
+  double dense_parameters = 0;   ///< the most parameters a stage's GPU holds, before ZeRO sharding
   double expert_parameters = 0;  ///< of which MoE experts (replicated over dp·cp/ep ranks, not dp·cp)
+  int fullest_stage = 0;  ///< the pipeline stage (0 .. pp-1) whose memory the terms above describe
 
   /// The bytes of `term` (0 for kNone).
   [[nodiscard]] Bytes of(MemoryTerm term) const;
@@ -43,9 +45,34 @@ inline constexpr double kOptimizerStateBytes = 12.0;
 /// Gradient bytes per parameter, in memory and on the wire before compression: 4 (fp32 main gradients) with
 /// bf16 and fp8, 2 with fp16.
 [[nodiscard]] constexpr double gradient_bytes(Dtype dtype) {
-  // Megatron-LM keeps fp32 main gradients with bf16 (it forces accumulate_allreduce_grads_in_fp32), fp16
-  // gradients with fp16 (ZeRO's 2 + 2 + 12 bytes).
+  // Megatron-LM keeps fp32 main gradients with bf16 (it forces accumulate_allreduce_grads_in_fp32 unless
+  // --grad-reduce-in-bf16: megatron/training/arguments.py, validate_args), fp16 gradients with fp16 (ZeRO's
+  // 2 + 2 + 12 bytes).
   return dtype == Dtype::kFp16 ? 2.0 : 4.0;
 }
+
+/// Gradient bytes per parameter of `strategy`: gradient_bytes(dtype), 2 with Strategy::bf16_gradients.
+[[nodiscard]] constexpr double gradient_bytes(const Strategy& strategy) {
+  return strategy.bf16_gradients ? 2.0 : gradient_bytes(strategy.dtype);
+}
+
+/// True when `compression` keeps an error-feedback residual (int8 and top-k; a plain fp16 cast loses
+/// nothing worth feeding back).
+[[nodiscard]] constexpr bool has_error_feedback(const Compression& compression) {
+  return compression.kind == CompressionKind::kInt8 || compression.kind == CompressionKind::kTopK;
+}
+
+/// Parameters one GPU holds on a pipeline stage before ZeRO sharding (elements): dense weights split over
+/// tp, experts over tp·ep.
+struct StageParameters {
+  double dense = 0;
+  double experts = 0;
+};
+
+/// The parameters of a stage of `layers` layers; `first` adds the input embedding, `last` the output layer
+/// (untied, or Megatron-LM's copy of a tied one when the first and last stage differ).
+[[nodiscard]] StageParameters stage_parameters(const ModelSpec& model, const ModelTerms& terms,
+                                               const Strategy& strategy, double layers, bool first,
+                                               bool last) noexcept;
 
 }  // namespace costmodel

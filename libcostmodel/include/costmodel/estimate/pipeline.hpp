@@ -9,12 +9,12 @@
 namespace costmodel {
 
 /// Pipeline send/recv of one micro-batch on one GPU: its activations forward and their gradients backward
-/// at the stage boundary, v times when interleaved, T·h/t bytes each on SplitPaths::pp; 0 when pp == 1.
-/// Not overlapped, s.
+/// at the stage boundary, v times when interleaved, T·h/t bytes each on SplitPaths::pp, plus the all-gather
+/// over tp that rebuilds them without sequence parallelism; 0 when pp == 1. Never overlapped, s.
 [[nodiscard]] Seconds pipeline_send_recv_time(const StepInputs& in) noexcept;
 
-/// Pipeline fill and drain of one step: (p - 1)/v slots of `per_microbatch` seconds (one micro-batch's
-/// compute and communication on the stage), s.
-[[nodiscard]] Seconds pipeline_bubble_time(const StepInputs& in, Seconds per_microbatch) noexcept;
+/// Pipeline fill and drain of one step given the stages' times for one micro-batch (compute and exposed
+/// communication): (sum over the stages - the slowest) / v, which is (p - 1)/v slots of equal stages, s.
+[[nodiscard]] Seconds pipeline_bubble_time(const StepInputs& in, Seconds stages_sum, Seconds slowest) noexcept;
 
 }  // namespace costmodel

@@ -24,10 +24,12 @@
 
 namespace costmodel {
 
-/// The estimator's options that a TrainingSpec sets: tokens, the DP and TP algorithms, flash attention.
+/// The estimator's options that a TrainingSpec sets: tokens, the DP and TP algorithms, flash attention, the
+/// attention precision under fp8, the MoE capacity factor.
 [[nodiscard]] EstimateOptions estimate_options(const TrainingSpec& training);
 
-/// Seconds per training step by where they go. Exposed terms add up to the step time.
+/// Seconds per training step by where they go, on the pipeline stage that sets the pace (the slowest one).
+/// Exposed terms add up to the step time.
 struct StepBreakdown {
   Seconds compute;    ///< forward + backward (+ recompute) GEMMs and memory-bound ops, all micro-batches
   Seconds tp_comm;    ///< tensor-parallel collectives (exposed)
@@ -36,8 +38,11 @@ struct StepBreakdown {
   Seconds pp_comm;    ///< pipeline send/recv of activations (exposed)
   Seconds pp_bubble;  ///< pipeline fill and drain
   Seconds dp_comm;    ///< data-parallel gradient (and ZeRO-3 parameter) exchange, total
-  Seconds dp_comm_exposed;  ///< the part of dp_comm not hidden behind the backward pass
-  Seconds optimizer;        ///< optimizer step (memory bound) + gradient compression passes
+  Seconds dp_comm_exposed;  ///< the part of dp_comm not hidden behind compute
+  Seconds optimizer;        ///< optimizer step (memory bound) + gradient compression passes + FP8 weight casts
+  /// Not part of the step time: the communication hidden behind the pacing stage's compute (data-parallel
+  /// streams and the context-parallel ring), at most `compute` (overlap.hpp).
+  Seconds hidden_comm;
 };
 
 /// The estimate of one configuration. All numbers SI; never NaN.
@@ -52,7 +57,7 @@ struct StepEstimate {
   FlopsPerSecond hardware_flops_per_gpu;  ///< with recomputed FLOPs (Megatron-LM eq. 3 convention), per GPU
   double mfu = 0;                         ///< model_flops_per_gpu / dense peak for the dtype
   double hfu = 0;                         ///< hardware_flops_per_gpu / dense peak
-  MemoryBreakdown memory;                 ///< bytes per GPU on the most loaded stage
+  MemoryBreakdown memory;                 ///< bytes per GPU on the fullest stage
   bool fits_memory = false;               ///< memory.total <= the GPU's HBM
   StepBreakdown breakdown;                ///< where step_time goes, s
   /// Wall-clock time to train EstimateOptions::tokens, when given: ideal_time / goodput.fraction.

@@ -56,11 +56,11 @@ struct PlanRequest {
 };
 
 /// Why candidates were rejected: the InvalidReason bits, then out of memory and a missed deadline.
-inline constexpr int kRejectionReasonCount = 10;
-inline constexpr int kRejectedOutOfMemory = 8;  ///< index of PlanResult::rejected: did not fit in HBM
-inline constexpr int kRejectedDeadline = 9;     ///< index of PlanResult::rejected: trains too slowly
+inline constexpr int kRejectionReasonCount = kInvalidReasonBits + 2;
+inline constexpr int kRejectedOutOfMemory = kInvalidReasonBits;  ///< index of PlanResult::rejected: did not fit in HBM
+inline constexpr int kRejectedDeadline = kInvalidReasonBits + 1;  ///< index of PlanResult::rejected: trains too slowly
 /// The stable key of reason `index` (0..kRejectionReasonCount-1): "heads_indivisible", "out_of_memory", ...;
-/// index k < 8 is InvalidReason bit 1<<k.
+/// index k < kInvalidReasonBits is InvalidReason bit 1<<k.
 [[nodiscard]] std::string_view rejection_reason_name(int index);
 
 /// A candidate that did not make it, with every reason in words (explain()).

@@ -10,8 +10,14 @@
 // Bounds and de-duplication (documented so that counts can be derived by hand):
 // - tp <= the scale-up domain unless SearchSpace::tp_beyond_node or tp is pinned;
 // - ep only for MoE models (ep divides dp), else 1; cp any divisor of the GPU count (seq_len % cp checked);
-// - vpp: 1, and when pp > 1 every divisor v of layers/pp with 2 <= v <= max_vpp for which the micro-batches
-//   per pipeline divide by pp (Megatron-LM's interleaved schedule);
+// - the layers' layout over the stages and vpp (StageLayout): for pp > 1 and every vpp v >= 1 (up to max_vpp
+//   when set), the even split when pp·v divides the layers, and the uneven layouts Megatron-LM accepts that
+//   keep the stages balanced: the account-for-embedding-and-loss layout (first and last stage one layer
+//   short, (layers + 2) / pp per stage), the account-for-loss and account-for-embedding ones, and the
+//   balanced split (ceil(layers / pp) rounded up to v on the middle stages, the rest halved between the ends,
+//   the last stage, which also runs the logits, never the larger); each kept when check_layers() accepts it,
+//   duplicates once. vpp > 1 also needs the micro-batches per pipeline to divide by pp (Megatron-LM's
+//   interleaved schedule). Pinned first/last stage layers replace the list;
 // - micro_batch: every divisor of global_batch / dp;
 // - sequence_parallel only changes anything when tp > 1: with tp == 1 only the first listed value is used;
 // - ZeRO stages and DP overlap only change anything when dp·cp > 1: otherwise only the first listed value.
@@ -31,6 +37,7 @@ namespace costmodel {
 struct TrainingSettings {
   int global_batch = 1024;  ///< sequences per step
   Dtype dtype = Dtype::kBf16;
+  bool bf16_gradients = false;  ///< Strategy::bf16_gradients
   Compression compression;
 };
 
@@ -42,13 +49,22 @@ struct SearchSpace {
   std::vector<int> cp;
   std::vector<int> ep;
   std::vector<int> vpp;
+  std::vector<int> first_stage_layers;  ///< empty: the layouts above (0 = as the other stages)
+  std::vector<int> last_stage_layers;   ///< empty: the layouts above
   std::vector<int> micro_batch;
   std::vector<Recompute> recompute;     ///< empty: none, selective, full
   std::vector<int> zero;                ///< empty: 0, 1, 2, 3
   std::vector<bool> sequence_parallel;  ///< empty: true, false
   std::vector<bool> overlap;            ///< empty: true, false
   bool tp_beyond_node = false;          ///< let tp exceed the scale-up domain
-  int max_vpp = 8;                      ///< largest interleaving degree searched
+  int max_vpp = 0;                      ///< largest interleaving degree searched; 0: every one valid
+};
+
+/// How the layers sit on the pipeline: vpp and the first and last stage's layers (0 = as the others).
+struct StageLayout {
+  int vpp = 1;
+  int first = 0;
+  int last = 0;
 };
 
 /// `space` with every set pin as its knob's only value.
@@ -68,8 +84,8 @@ struct ParallelSplit {
 /// The candidates of one model on one GPU count: splits precomputed, inner knobs enumerated on demand.
 class CandidateSpace {
  public:
-  /// Throws Error (kInput) for a non-positive GPU count, global batch or max_vpp, or a ZeRO stage outside
-  /// 0..3.
+  /// Throws Error (kInput) for a non-positive GPU count or global batch, a negative max_vpp, or a ZeRO stage
+  /// outside 0..3.
   CandidateSpace(const SearchSpace& space, const ModelSpec& model, int gpus, int scale_up_domain,
                  const TrainingSettings& training);
 
@@ -84,6 +100,8 @@ class CandidateSpace {
 
   /// A Strategy for `split` with the first value of every inner knob (used to report invalid splits).
   [[nodiscard]] Strategy representative(const ParallelSplit& split) const;
+  /// The layouts searched for `pp` stages (check_layers() valid ones, or the pinned one when none is).
+  [[nodiscard]] const std::vector<StageLayout>& layouts(int pp) const;
 
   /// Calls visit(const Strategy&) for every candidate of `split`, in a fixed order; allocates nothing.
   template <typename Visit>
@@ -96,8 +114,7 @@ class CandidateSpace {
   int layers_ = 1;
   TrainingSettings training_;
   std::vector<ParallelSplit> splits_;
-  std::vector<int> vpp_choices_;  // candidate interleaving degrees (>= 2), ascending; 1 handled apart
-  bool vpp_one_allowed_ = true;
+  std::vector<std::pair<int, std::vector<StageLayout>>> layouts_;  // per distinct pp, ascending pp
   std::vector<int> micro_batches_;  // divisors of global_batch allowed by the pins, ascending
   std::array<Recompute, kMaxChoices> recompute_{};
   int recompute_count_ = 0;
@@ -131,19 +148,21 @@ void CandidateSpace::for_each_candidate(const ParallelSplit& split, Visit&& visi
   s.ep = split.ep;
   s.global_batch = training_.global_batch;
   s.dtype = training_.dtype;
+  s.bf16_gradients = training_.bf16_gradients;
   s.compression = training_.compression;
   const int per_replica = training_.global_batch / split.dp;
   const int sp_count = split.tp > 1 ? sequence_parallel_count_ : 1;
   const bool replicated = split.dp * split.cp > 1;
   const int zero_count = replicated ? zero_count_ : 1;
   const int overlap_count = replicated ? overlap_count_ : 1;
-  const int layers_per_stage = layers_ / split.pp;
-  const auto inner = [&](int vpp) {
-    s.vpp = vpp;
+  for (const StageLayout& layout : layouts(split.pp)) {
+    s.vpp = layout.vpp;
+    s.first_stage_layers = layout.first;
+    s.last_stage_layers = layout.last;
     for (const int mb : micro_batches_) {
       if (mb > per_replica) break;
       if (per_replica % mb != 0) continue;
-      if (vpp > 1 && (per_replica / mb) % split.pp != 0) continue;
+      if (layout.vpp > 1 && (per_replica / mb) % split.pp != 0) continue;
       s.micro_batch = mb;
       for (int r = 0; r < recompute_count_; ++r) {
         s.recompute = recompute_[r];
@@ -158,13 +177,6 @@ void CandidateSpace::for_each_candidate(const ParallelSplit& split, Visit&& visi
           }
         }
       }
-    }
-  };
-  if (vpp_one_allowed_) inner(1);
-  if (split.pp > 1) {
-    for (const int vpp : vpp_choices_) {
-      if (vpp > layers_per_stage) break;
-      if (layers_per_stage % vpp == 0) inner(vpp);
     }
   }
 }

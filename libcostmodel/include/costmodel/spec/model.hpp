@@ -111,9 +111,11 @@ enum class Recompute { kNone, kSelective, kFull };
 /// Activation bytes of one transformer layer for one micro-batch (Korthikanti et al. 2022, Table 2):
 /// sbh(34 + 5as/h) unparallelised; with tensor parallelism t, sbh(10 + 24/t + 5as/(ht)); with sequence
 /// parallelism sbh/t(34 + 5as/h); selective recompute drops the 5as/h terms; full recompute keeps the 2sbh
-/// input only (2sbh/t with sequence parallelism). Generalised to GQA, gated MLPs and ffn != 4h by term.
+/// input only (2sbh/t with sequence parallelism). Generalised to GQA (K/V at least one head per TP rank, as
+/// Megatron-LM replicates them when tp > kv_heads), gated MLPs and ffn != 4h by term. `fp8_inputs`: the
+/// linear layers keep their inputs for the backward pass in FP8 (Transformer Engine), 1 byte instead of 2.
 [[nodiscard]] double activation_bytes_per_layer(const ModelSpec& model, std::int64_t seq_len,
                                                 std::int64_t micro_batch, int tp, bool sequence_parallel,
-                                                Recompute recompute);
+                                                Recompute recompute, bool fp8_inputs = false);
 
 }  // namespace costmodel

@@ -36,11 +36,20 @@ struct Strategy {
   int cp = 1;
   int ep = 1;
   int vpp = 1;  ///< virtual stages per pipeline rank (interleaved 1F1B when > 1)
+  /// Transformer layers on the first and on the last pipeline stage; 0 leaves that stage like the others
+  /// (Megatron-LM's --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers). Both 0: the
+  /// layers are spread evenly. See stage_layers() for the rules.
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
   int micro_batch = 1;
   int global_batch = 1;  ///< sequences per step
   Recompute recompute = Recompute::kNone;
   int zero = 0;  ///< ZeRO stage 0..3 (1 = distributed optimizer)
   Dtype dtype = Dtype::kBf16;
+  /// Main gradients kept and reduced in bf16 (Megatron-LM --grad-reduce-in-bf16; NeMo's performance recipes
+  /// set grad_reduce_in_fp32 = False) instead of fp32, Megatron-LM's default with bf16 and fp8. fp16
+  /// training keeps fp16 gradients either way.
+  bool bf16_gradients = false;
   bool overlap = true;            ///< DP communication overlapped with the backward pass
   bool sequence_parallel = true;  ///< TP as reduce-scatter/all-gather (Korthikanti et al. 2022) vs AllReduce
   Compression compression;
@@ -49,9 +58,26 @@ struct Strategy {
   [[nodiscard]] int micro_batches() const { return global_batch / (dp * micro_batch); }
 };
 
+/// Transformer layers per pipeline stage (Megatron-LM, megatron/core/transformer/transformer_layer.py,
+/// get_transformer_layer_offset): the first and the last stage hold Strategy::first_stage_layers and
+/// last_stage_layers when set, the stages between share the rest evenly. With pp == 1 all three are the
+/// model's layers and there is no middle stage.
+struct StageLayers {
+  int first = 0;          ///< on the first stage (which also holds the embedding)
+  int middle = 0;         ///< on each stage between the first and the last (0 when there is none)
+  int last = 0;           ///< on the last stage (which also holds the output layer and the loss)
+  int middle_stages = 0;  ///< stages between the first and the last: pp - 2, or 0
+  /// The most layers any stage holds.
+  [[nodiscard]] int most() const;
+};
+/// The layers per stage of `strategy` for a model of `layers` layers (the rest of an uneven split divided
+/// by the middle stages, rounded down: check() refuses a split that does not divide).
+[[nodiscard]] StageLayers stage_layers(const Strategy& strategy, int layers) noexcept;
+
 /// Knob values fixed by a user or a source (command line, published run); unset ones are left to the planner.
 struct Pins {
   std::optional<int> tp, pp, dp, cp, ep, vpp, micro_batch, zero;
+  std::optional<int> first_stage_layers, last_stage_layers;
   std::optional<Recompute> recompute;
   std::optional<bool> overlap, sequence_parallel;
 };
@@ -71,23 +97,31 @@ enum InvalidReason : std::uint32_t {
   kSeqIndivisible = 1u << 4,      ///< seq_len % cp
   kExpertsIndivisible = 1u << 5,  ///< ep vs experts and dp, or ep on a dense model
   kDtypeUnsupported = 1u << 6,
-  kBadDegree = 1u << 7,  ///< a degree < 1, zero stage outside 0..3
+  kBadDegree = 1u << 7,        ///< a degree < 1, zero stage outside 0..3
+  kZeroUnsupported = 1u << 8,  ///< ZeRO-2 with pipeline parallelism (DeepSpeed refuses it)
 };
+/// InvalidReason bits (kValid excluded).
+inline constexpr int kInvalidReasonBits = 9;
+
+/// kLayersIndivisible when the layers do not spread over `strategy`'s stages and vpp as check() requires
+/// (even over pp·vpp, or Megatron-LM's uneven rules with first/last_stage_layers), else kValid.
+[[nodiscard]] std::uint32_t check_layers(const Strategy& strategy, int layers) noexcept;
 
 /// InvalidReason flags of `strategy` on `model` and `cluster` (kValid when it can run); allocates nothing.
 [[nodiscard]] std::uint32_t check(const Strategy& strategy, const ModelSpec& model,
                                   const ClusterSpec& cluster) noexcept;
 
-/// InvalidReason flags of a split alone, with vpp = micro_batch = 1 (kValid when none): a degree below 1,
-/// heads and kv_heads vs tp, layers vs pp, global_batch vs dp, seq_len vs cp, ep vs experts and dp. The same
-/// rules as check(), which refines layers to pp·vpp and the batch to dp·micro_batch and adds the GPU count
-/// and dtype: a split that fails here fails for every value of the inner knobs. Allocates nothing.
+/// InvalidReason flags of a split alone, with vpp = micro_batch = 1 and the layers spread as the planner may
+/// spread them (kValid when none): a degree below 1, heads and kv_heads vs tp, at least one layer per stage,
+/// global_batch vs dp, seq_len vs cp, ep vs experts and dp. The same rules as check(), which refines layers
+/// to the stages' layout and vpp and the batch to dp·micro_batch and adds the GPU count, dtype and ZeRO
+/// stage: a split that fails here fails for every value of the inner knobs. Allocates nothing.
 [[nodiscard]] std::uint32_t check_split(const ModelSpec& model, int tp, int pp, int dp, int cp, int ep,
                                         int global_batch) noexcept;
 
 /// Every reason `strategy` cannot run `model` on `cluster` (empty when it can): product of the degrees vs
-/// GPUs, heads divisible by tp, layers by pp*vpp, global batch by dp*micro_batch, ep dividing dp and experts,
-/// ...
+/// GPUs, heads divisible by tp, the layers' split over the stages and vpp, global batch by dp*micro_batch,
+/// ep dividing dp and experts, ZeRO-2 with pp > 1, ...
 [[nodiscard]] std::vector<std::string> validate(const Strategy& strategy, const ModelSpec& model,
                                                 const ClusterSpec& cluster);
 
