@@ -64,7 +64,7 @@ TEST_CASE("MoE layers: balanced routing over the local experts, plus a memory-bo
         doctest::Approx(0.5 * dense_mlp_time(in).value + 0.5 * moe_mlp_time(in).value));
 }
 
-TEST_CASE("a stage: 3 x forward + recompute per layer, plus the logits") {
+TEST_CASE("a stage: forward + backward + recompute per layer, plus the logits") {
   TermCase c;
   c.strategy.pp = 2;  // 4 layers per stage
   c.strategy.recompute = Recompute::kSelective;
@@ -75,7 +75,11 @@ TEST_CASE("a stage: 3 x forward + recompute per layer, plus the logits") {
   const StageCompute s = stage_compute(in);
   const LayerForward f = s.layer_forward;
   CHECK(s.layer_recompute.value == f.attention_core.value);
-  CHECK(s.stage.value == doctest::Approx(4 * (3 * f.total.value + f.attention_core.value) + logits));
+  // Backward: 2 x the forward's GEMMs and element-wise work, 2.5 x its flash attention core (FlashAttention-2
+  // §3.1.2); recompute (selective) adds the core once more: per layer 3·f + 0.5·core + core.
+  CHECK(s.layer_backward.total.value ==
+        doctest::Approx(2 * (f.total.value - f.attention_core.value) + 2.5 * f.attention_core.value));
+  CHECK(s.stage.value == doctest::Approx(4 * (3 * f.total.value + 1.5 * f.attention_core.value) + logits));
   c.strategy.recompute = Recompute::kFull;
   CHECK(layer_recompute_time(c.inputs(), f).value == f.total.value);
   c.strategy.recompute = Recompute::kNone;

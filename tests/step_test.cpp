@@ -136,7 +136,11 @@ TEST_CASE("activation memory follows Korthikanti et al. 2022 for the micro-batch
   z3.zero = 3;
   CHECK(est.memory(z1).optimizer.value == doctest::Approx(est.memory(z0).optimizer.value / 16));
   CHECK(est.memory(z2).gradients.value == doctest::Approx(est.memory(z0).gradients.value / 16));
-  CHECK(est.memory(z3).weights.value == doctest::Approx(est.memory(z0).weights.value / 16));
+  // ZeRO-3 also holds the layer being computed and the one prefetched in full: 2 layers of bf16 weights
+  // (params_per_layer / t each).
+  const double layer_weights = 2.0 * model_terms(m).params_per_layer / 8;
+  CHECK(est.memory(z3).weights.value ==
+        doctest::Approx(est.memory(z0).weights.value / 16 + 2.0 * layer_weights));
   CHECK(est.memory(z1).gradients.value == est.memory(z0).gradients.value);
 }
 
@@ -150,9 +154,14 @@ TEST_CASE("the exposed terms add up to the step time; the bubble is (p - 1)/v mi
     CHECK(e.step_time.value ==
           doctest::Approx(b.compute.value + b.tp_comm.value + b.cp_comm.value + b.ep_comm.value +
                           b.pp_comm.value + b.pp_bubble.value + b.dp_comm_exposed.value + b.optimizer.value));
-    // m = 1536 / 16 = 96 micro-batches; bubble = (p - 1)/v slots of one micro-batch's stage time.
+    // m = 1536 / 16 = 96 micro-batches; bubble = one micro-batch of each stage but the slowest, / v. The
+    // slowest is the last (its 12 layers and the logits); the 7 others run 12 layers (the first also the
+    // embedding's TP all-reduce), so the bubble is 7/v slots of the pacing stage less 7 x the logits and
+    // the output layer's TP collective, plus the embedding's.
     const double per_microbatch = (b.compute.value + b.tp_comm.value + b.pp_comm.value) / 96;
-    CHECK(b.pp_bubble.value == doctest::Approx(7.0 / vpp * per_microbatch));
+    const double bubble_upper = 7.0 / vpp * per_microbatch;
+    CHECK(b.pp_bubble.value < bubble_upper);
+    CHECK(b.pp_bubble.value > 0.95 * bubble_upper);
     CHECK(b.dp_comm_exposed.value <= b.dp_comm.value);
   }
 }
