@@ -116,6 +116,7 @@ TEST_CASE("example 1: GPT-3 175B on 1,024 A100") {
   const StepEstimate& automatic = best(ran, {"allreduce-auto"});
   const StepEstimate& sharp = best(ran, {"allreduce-sharp"});
   REQUIRE(ring.strategy.dp == tree.strategy.dp);
+  REQUIRE(ring.strategy.pp == 8);
   CHECK(ring.breakdown.dp_comm.value < tree.breakdown.dp_comm.value);
   CHECK(automatic.breakdown.dp_comm.value <= ring.breakdown.dp_comm.value);
   REQUIRE(sharp.strategy.dp == ring.strategy.dp);
@@ -167,12 +168,13 @@ TEST_CASE(
   const StepEstimate& x1600 = best(ran, {"gpt3-175b", "1024", "eth-1.6t"});
   CHECK(x800.step_time.value / x1600.step_time.value < 1.02);
   CHECK(x1600.network_capex.value > 1.4 * x800.network_capex.value);
-  // ...while at 4K GPUs Llama-3 405B gains > 1.3x from 200G to 400G (communication bound), but < 5% from
+  // ...while at 4K GPUs Llama-3 405B gains > 5% from 200G to 400G (its data-parallel exchange outgrows the
+  // compute it hides behind), but < 5% from
   // 400G to 1.6T: an H100 reaches its NIC over PCIe Gen5 x16, 48 GB/s per direction (NCCL src/graph/topo.cc),
   // which a 400G NIC (47 GB/s) nearly fills.
   CHECK(best(ran, {"llama3-405b", "4096", "ib-hdr-200g"}).step_time.value /
             best(ran, {"llama3-405b", "4096", "ib-ndr-400g"}).step_time.value >
-        1.3);
+        1.05);
   CHECK(best(ran, {"llama3-405b", "4096", "ib-ndr-400g"}).step_time.value /
             best(ran, {"llama3-405b", "4096", "eth-1.6t"}).step_time.value <
         1.05);
@@ -247,7 +249,7 @@ compare:
   CHECK(only.step_time.value >= optimized.step_time.value);
 }
 
-TEST_CASE("example 4: a larger NVLink domain never slows a step, and helps MoE most") {
+TEST_CASE("example 4: a larger NVLink domain never slows a step, and moves the expert all-to-all off the NICs") {
   const Ran ran = run_example("scale-up-domain.yaml");
   for (const std::string model : {"dense-1t-gpt", "moe-1t"}) {
     CAPTURE(model);
@@ -257,12 +259,14 @@ TEST_CASE("example 4: a larger NVLink domain never slows a step, and helps MoE m
     CHECK(t72 <= t8 * (1 + 1e-9));
     CHECK(t144 <= t72 * (1 + 1e-9));
   }
-  // The expert all-to-all moves onto NVLink: MoE gains more than dense from 8 -> 72.
+  // Both gain from 8 -> 72; the expert all-to-all moves onto NVLink. (Each TP rank dispatches only its
+  // sequence-parallel 1/t of the tokens, Megatron-LM's alltoall dispatcher, so MoE no longer gains more than
+  // dense: the dense model's tensor parallelism widens too.)
   const double dense =
       best(ran, {"dense-1t-gpt", "8"}).step_time.value / best(ran, {"dense-1t-gpt", "72"}).step_time.value;
   const double moe = best(ran, {"moe-1t", "8"}).step_time.value / best(ran, {"moe-1t", "72"}).step_time.value;
-  CHECK(moe > dense);
-  CHECK(moe > 1.2);
+  CHECK(dense > 1.1);
+  CHECK(moe > 1.1);
   CHECK(best(ran, {"moe-1t", "72"}).breakdown.ep_comm.value <
         best(ran, {"moe-1t", "8"}).breakdown.ep_comm.value);
 }

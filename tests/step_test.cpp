@@ -41,11 +41,15 @@ Strategy split(int tp, int pp, int dp, int global_batch, Recompute recompute = R
 
 TEST_CASE("GPT-3 175B on 1,024 A100: about 34 days at about 140 TFLOP/s (Narayanan et al. 2021 §5.1)") {
   // Narayanan et al. eq. 4: days = 8·T·P / (n·X) = 8 x 300e9 x 175e9 / (1024 x 140e12) s = 33.9 days, with
-  // tensor 8 x pipeline 8 x data 16, batch 1536, full recompute, interleaved schedule.
+  // tensor 8 x pipeline 8 x data 16, batch 1536, full recompute, interleaved schedule, with the software of
+  // 2021: fp16, standard attention, no sequence parallelism.
   EstimateOptions options;
   options.tokens = 300e9;
+  options.flash_attention = false;
   Strategy s = split(8, 8, 16, 1536);
   s.vpp = 2;
+  s.dtype = Dtype::kFp16;
+  s.sequence_parallel = false;
   const StepEstimate e =
       estimate(catalog().model("gpt3-175b"), cluster("a100-80gb", 1024, "ib-hdr-200g"), s, options);
   REQUIRE(e.valid());
@@ -212,6 +216,12 @@ TEST_CASE("properties over random valid configurations") {
     CHECK(a.step_time.value > 0);
     CHECK(a.mfu > 0);
     CHECK(a.mfu < 1);
+    // One overlap budget: the communication hidden never exceeds the compute it hides behind, and what is
+    // exposed of the data-parallel exchange is a part of it (overlap.hpp).
+    CHECK(a.breakdown.hidden_comm.value >= 0);
+    CHECK(a.breakdown.hidden_comm.value <= a.breakdown.compute.value * (1 + 1e-12));
+    CHECK(a.breakdown.dp_comm_exposed.value >= 0);
+    CHECK(a.breakdown.dp_comm_exposed.value <= a.breakdown.dp_comm.value * (1 + 1e-12));
     // More link bandwidth never increases step time.
     for (const char* faster : {links[1], links[2]}) {
       const StepEstimate b = Estimator(model, cluster("a100-80gb", gpus, faster, "q3400")).evaluate(s);

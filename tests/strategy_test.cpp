@@ -50,3 +50,67 @@ TEST_CASE("check_split: the split-level flags are check()'s at vpp = micro_batch
     }
   }
 }
+
+TEST_CASE("Llama 3 405B at TP8 PP16 DP128 on 16,384 GPUs: 7 layers on the first and last stage, 8 between") {
+  // Grattafiori et al. 2024 §3.3.2: 126 layers over 16 stages, one layer fewer on the first and the last
+  // stage (Megatron-LM --decoder-first/last-pipeline-num-layers 7; equivalently the embedding and the loss
+  // counted as layers: (126 + 2)/16 = 8 units per stage).
+  ModelSpec llama;
+  llama.layers = 126;
+  llama.hidden = 16384;
+  llama.heads = 128;
+  llama.kv_heads = 8;
+  llama.ffn_hidden = 53248;
+  llama.ffn = FfnKind::kSwiglu;
+  llama.vocab = 128256;
+  llama.seq_len = 8192;
+  const ClusterSpec cluster = test::round_cluster(16384);
+  Strategy s;
+  s.tp = 8;
+  s.pp = 16;
+  s.dp = 128;
+  s.global_batch = 2048;
+  CHECK((check(s, llama, cluster) & kLayersIndivisible) != 0);  // 126 % 16 != 0: even is refused
+  s.first_stage_layers = 7;
+  s.last_stage_layers = 7;
+  CHECK(check(s, llama, cluster) == kValid);
+  const StageLayers layers = stage_layers(s, llama.layers);
+  CHECK(layers.first == 7);
+  CHECK(layers.middle == 8);
+  CHECK(layers.last == 7);
+  CHECK(layers.middle_stages == 14);
+  CHECK(layers.most() == 8);
+  // Interleaved: Megatron-LM's own uneven rule needs vpp | 7 and vpp | 8, so only vpp 1; the account-for
+  // layout (8 units per stage) takes vpp 2, 4 and 8 (one unit per chunk: the first chunk is the embedding).
+  for (const int v : {2, 4, 8}) {
+    s.vpp = v;
+    s.global_batch = 2048 * v;
+    CAPTURE(v);
+    CHECK(check_layers(s, llama.layers) == kValid);
+  }
+  s.vpp = 3;
+  CHECK(check_layers(s, llama.layers) == kLayersIndivisible);
+  // Megatron-LM's rules: the rest must divide over the middle stages.
+  s.vpp = 1;
+  s.first_stage_layers = 6;
+  CHECK(check_layers(s, llama.layers) == kLayersIndivisible);  // 113 over 14
+}
+
+TEST_CASE("ZeRO-2 with pipeline parallelism is refused, as DeepSpeed's PipelineEngine refuses it") {
+  const ModelSpec gpt = test::toy_gpt();
+  const ClusterSpec cluster = test::round_cluster(16);
+  Strategy s;
+  s.pp = 2;
+  s.dp = 8;
+  s.global_batch = 16;
+  s.zero = 2;
+  CHECK(check(s, gpt, cluster) == kZeroUnsupported);
+  for (const int z : {0, 1, 3}) {
+    s.zero = z;
+    CHECK(check(s, gpt, cluster) == kValid);
+  }
+  s.zero = 2;
+  s.pp = 1;
+  s.dp = 16;
+  CHECK(check(s, gpt, cluster) == kValid);
+}

@@ -4,32 +4,114 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/runs.hpp"
 
 using namespace costmodel;
 
-TEST_CASE("published runs: median |error| <= 8% and max <= 20% with one parameter set per GPU type") {
-  // Issue 4 acceptance. The measured TFLOP/s per GPU are in data/published-runs.yaml with their sources
-  // (Narayanan et al. 2021 Table 1 and §5.1; Megatron-LM README 2024); each run's stated knobs are pinned
-  // and the planner chooses the rest (micro-batch, interleaving, recompute, ZeRO where unstated).
+TEST_CASE("published runs: median |error| <= 5% and max <= 15%, FP8 included, with every stated knob pinned") {
+  // Issue 13 acceptance. The measured TFLOP/s per GPU are in data/published-runs.yaml with their sources
+  // (Narayanan et al. 2021 Table 1 and §5.1 with their standard attention and no sequence parallelism;
+  // Megatron-LM README 2024; NeMo 24.12 FP8); each run's stated knobs are pinned and the planner chooses the
+  // rest (micro-batch, interleaving, recompute, ZeRO where unstated). The efficiencies were fitted on these
+  // runs (scripts/fit-gpu-efficiency.py, data/gpus.yaml notes).
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
   const auto runs =
       load_published_runs(std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/published-runs.yaml", catalog);
-  REQUIRE(runs.size() == 20);
+  REQUIRE(runs.size() == 23);
   const ValidationSummary summary = validate_runs(runs, 1);
-  for (const auto& row : summary.rows) {
+  int fp8 = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& row = summary.rows[i];
     CAPTURE(row.id);
     CHECK(row.feasible);
     CHECK(row.best.fits_memory);
     CHECK(row.measured_flops.value > 0);
+    if (runs[i].training.dtype == Dtype::kFp8) {
+      ++fp8;
+      CHECK(std::abs(row.error) <= 0.15);
+    }
   }
-  CHECK(summary.median_abs_error <= 0.08);
-  CHECK(summary.max_abs_error <= 0.20);
+  CHECK(fp8 == 3);
+  CHECK(summary.median_abs_error <= 0.05);
+  CHECK(summary.max_abs_error <= 0.15);
   // The same parameters for every run of a GPU type: the catalog's, untouched by validation.
   for (const auto& run : runs) {
     CHECK(run.cluster.gpu.efficiency.gemm == catalog.gpu(run.cluster.gpu.name).efficiency.gemm);
   }
+}
+
+namespace {
+
+struct Stats {
+  double median = 0, max = 0;
+  int count = 0, refused = 0;
+};
+
+Stats stats(const std::vector<const ValidationRow*>& rows) {
+  Stats s;
+  std::vector<double> errors;
+  for (const ValidationRow* r : rows) {
+    if (!r->feasible) {
+      ++s.refused;
+      continue;
+    }
+    errors.push_back(std::abs(r->error));
+  }
+  s.count = static_cast<int>(errors.size());
+  if (errors.empty()) return s;
+  std::sort(errors.begin(), errors.end());
+  const size_t n = errors.size();
+  s.median = n % 2 == 1 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+  s.max = errors.back();
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("held-out published runs (never fitted on): the errors reached, guarded") {
+  // tests/fixtures/holdout-runs.yaml: 41 runs with their sources (Llama 3 405B with its uneven stages,
+  // Nemotron-4 340B, MT-NLG, BLOOM, Korthikanti et al. 2022, Narayanan et al. 2021 Table 2 PTD-P and
+  // DeepSpeed ZeRO-3, MosaicML FSDP, NeMo and Megatron-Bridge FP8, Mixtral). Issue 13's targets: dense median
+  // <= 5% and max <= 15%, everything median <= 8% and max <= 25%, the 2021 ZeRO-3 runs within 50%. Reached
+  // (guarded here so that they do not regress; README "Accuracy" states the shortfall): dense 9.0% / 29%,
+  // everything but the 2021 ZeRO-3 runs 8.8% / 29%; the 2021 ZeRO-3 runs are 28% to 255% optimistic
+  // (DeepSpeed 2021's per-parameter gathers are not modelled) and 530B on 640 GPUs does not fit.
+  const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
+  const auto runs =
+      load_published_runs(std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/holdout-runs.yaml", catalog);
+  REQUIRE(runs.size() == 41);
+  const ValidationSummary summary = validate_runs(runs, 1);
+  std::vector<const ValidationRow*> dense, zero3_2021, all_but_zero3;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const ValidationRow& row = summary.rows[i];
+    const bool zero3 = row.id.rfind("narayanan21_zero3", 0) == 0;
+    if (zero3) {
+      zero3_2021.push_back(&row);
+    } else {
+      all_but_zero3.push_back(&row);
+      if (!runs[i].model.is_moe()) dense.push_back(&row);
+    }
+  }
+  const Stats d = stats(dense), z = stats(zero3_2021), a = stats(all_but_zero3);
+  CHECK(d.refused == 0);
+  CHECK(a.refused == 0);
+  CHECK(d.count == 34);
+  CHECK(d.median <= 0.095);
+  CHECK(d.max <= 0.30);
+  CHECK(a.median <= 0.095);
+  CHECK(a.max <= 0.30);
+  CHECK(z.refused <= 1);
+  CHECK(z.max <= 2.6);
+  // The ZeRO-3 trend at least: at a fixed global batch, more GPUs leave each one less compute to hide the
+  // same per-micro-batch gathers behind, so TFLOP/s per GPU fall (144 -> 88 -> 44 measured).
+  REQUIRE(zero3_2021.size() >= 3);
+  CHECK(zero3_2021[0]->predicted_flops.value > zero3_2021[1]->predicted_flops.value);
+  CHECK(zero3_2021[1]->predicted_flops.value > zero3_2021[2]->predicted_flops.value);
 }
 
 TEST_CASE("the published runs file is read strictly") {

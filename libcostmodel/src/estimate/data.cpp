@@ -95,7 +95,7 @@ DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept {
     }
   }
   if (in.model.tied_embeddings && !one_stage && in.paths.embedding.ranks > 1) {
-    s.tied_embedding = detail::comm(Collective::kAllReduce, in.options.dp_algorithm,
+    s.tied_embedding = detail::comm(Collective::kAllReduce, Algorithm::kAuto,
                                     embedding * gradient_bytes(st), in.paths.embedding);
   }
   return s;
