@@ -77,7 +77,7 @@ std::vector<GoldenCase> cases() {
        {"estimate", "--model",       "llama3-8b", "--gpu",          "h100-sxm", "--gpus",
         "64",       "--link",        "roce-400g", "--tp",           "2",        "--pp",
         "2",        "--dp",          "8",         "--cp",           "2",        "--zero",
-        "2",        "--compression", "topk:0.01", "--global-batch", "256",      "--format",
+        "1",        "--compression", "topk:0.01", "--global-batch", "256",      "--format",
         "json"}},
       {"plan.txt", with(plan, {"--top", "10"})},
       {"plan.json", with(plan, {"--top", "10", "--format", "json"})},

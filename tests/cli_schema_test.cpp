@@ -59,14 +59,16 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 }
 
 const std::string kConfiguration =
-    "{tp,pp,dp,cp,ep,vpp,first_stage_layers,last_stage_layers,micro_batch,global_batch,recompute,zero,dtype,grad_reduce_dtype,sequence_parallel,overlap,compression,"
+    "{tp,pp,dp,cp,ep,vpp,first_stage_layers,last_stage_layers,micro_batch,global_batch,recompute,zero,dtype,"
+    "grad_reduce_dtype,sequence_parallel,overlap,compression,"
     "topology,oversubscription,step_time_s,tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,hfu,"
     "memory_per_gpu_bytes,fits_memory,breakdown,memory,training_days,cost_usd,energy_kwh,switches,"
     "network_cost_usd,power_w,cost_basis,rental_cost_usd,capex_usd,gpu_capex_usd,network_capex_usd,tco_usd,"
     "energy_usd,goodput,ideal_days,interruptions,cluster_mtbf_s,checkpoint_time_s,checkpoint_interval_s,gpus,"
     "parameters,active_parameters,cluster,schema_version}\n";
 const std::string kBreakdown =
-    "{compute_s,tp_comm_s,cp_comm_s,ep_comm_s,pp_comm_s,pp_bubble_s,dp_comm_s,dp_comm_exposed_s,optimizer_s,hidden_comm_s}"
+    "{compute_s,tp_comm_s,cp_comm_s,ep_comm_s,pp_comm_s,pp_bubble_s,dp_comm_s,dp_comm_exposed_s,optimizer_s,"
+    "hidden_comm_s}"
     "\n";
 const std::string kMemory =
     "{weights_bytes,gradients_bytes,optimizer_bytes,activations_bytes,logits_bytes,error_feedback_bytes,"
@@ -174,7 +176,8 @@ TEST_CASE("catalog: every catalog's fields") {
 TEST_CASE("validate, calibrate and scenario") {
   const std::string runs = std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/published-runs.yaml";
   const std::string validate_row =
-      "id,gpu,gpus,convention,measured_as,measured_tflops_per_gpu,predicted_tflops_per_gpu,error,split,recompute,"
+      "id,gpu,gpus,convention,measured_as,measured_tflops_per_gpu,predicted_tflops_per_gpu,error,split,"
+      "recompute,"
       "zero,"
       "measured_days,predicted_days";
   CHECK(json_shape({"validate", runs, "--format", "json"}) ==

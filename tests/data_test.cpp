@@ -124,7 +124,8 @@ TEST_CASE("tied embeddings: their gradients all-reduced between the first and th
   CHECK(data_parallel_streams(c.inputs()).tied_embedding.value == 0.0);
 }
 
-TEST_CASE("MoE: expert gradients are reduced over the expert-data-parallel group at every ep, ep 1 included") {
+TEST_CASE(
+    "MoE: expert gradients are reduced over the expert-data-parallel group at every ep, ep 1 included") {
   // Toy MoE on 8 GPUs, dp 8. At ep 1 every rank holds all 8 experts, reduced over the 8 ranks; at ep 2 each
   // holds 4, reduced over 4 ranks. The expert traffic per GPU at ep 1 is at least that at ep 2.
   const auto dp_traffic = [](int ep) {

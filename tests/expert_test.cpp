@@ -50,9 +50,9 @@ TEST_CASE("with TP and SP each rank dispatches its own 1/t of the tokens, then g
   const double all_to_all =
       collective_cost(Collective::kAllToAll, Algorithm::kAuto, Bytes(1024.0 * 2 * 1024 * 2), c.paths.ep)
           .time.value;
-  const double gather = collective_cost(Collective::kReduceScatter, Algorithm::kAuto,
-                                        Bytes(2048.0 * 2 * 1024 * 2), c.paths.tp)
-                            .time.value;
+  const double gather =
+      collective_cost(Collective::kReduceScatter, Algorithm::kAuto, Bytes(2048.0 * 2 * 1024 * 2), c.paths.tp)
+          .time.value;
   CHECK(expert_parallel_layer_time(c.inputs()).value ==
         doctest::Approx(0.5 * 2 * (2 * all_to_all + 2 * gather)));
 }

@@ -26,14 +26,16 @@ TEST_CASE("pipeline: one send/recv forward and one backward per micro-batch and 
   // al. 2021 §4.1): 4 MiB gathered per transfer.
   c.strategy.sequence_parallel = false;
   const double gather =
-      collective_cost(Collective::kAllGather, Algorithm::kAuto, Bytes(2048.0 * 1024 * 2), c.paths.tp).time.value;
+      collective_cost(Collective::kAllGather, Algorithm::kAuto, Bytes(2048.0 * 1024 * 2), c.paths.tp)
+          .time.value;
   CHECK(pipeline_send_recv_time(c.inputs()).value == doctest::Approx(2 * 2 * (send + gather)));
   c.strategy.pp = 1;
   c.strategy.vpp = 1;
   CHECK(pipeline_send_recv_time(c.inputs()).value == 0.0);
 }
 
-TEST_CASE("the bubble: the other stages' micro-batch, / v; (p - 1)/v slots when equal (Narayanan 2021 §2.2)") {
+TEST_CASE(
+    "the bubble: the other stages' micro-batch, / v; (p - 1)/v slots when equal (Narayanan 2021 §2.2)") {
   TermCase c;
   c.strategy.pp = 4;
   // 1F1B with 4 stages of 1 s: 3 slots; interleaving 2 virtual stages halves it.

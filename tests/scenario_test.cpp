@@ -249,7 +249,8 @@ compare:
   CHECK(only.step_time.value >= optimized.step_time.value);
 }
 
-TEST_CASE("example 4: a larger NVLink domain never slows a step, and moves the expert all-to-all off the NICs") {
+TEST_CASE(
+    "example 4: a larger NVLink domain never slows a step, and moves the expert all-to-all off the NICs") {
   const Ran ran = run_example("scale-up-domain.yaml");
   for (const std::string model : {"dense-1t-gpt", "moe-1t"}) {
     CAPTURE(model);

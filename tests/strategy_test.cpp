@@ -10,7 +10,8 @@ using namespace costmodel;
 TEST_CASE("check_split: the split-level flags are check()'s at vpp = micro_batch = 1") {
   const ModelSpec gpt = test::toy_gpt();  // 8 layers, 8 heads, s = 2048
   // One broken rule each: 8 heads % 3, 9 stages for 8 layers, batch 10 % dp 4, seq_len 2048 % 3, ep on a
-  // dense model. 8 layers on 3 stages split unevenly (3, 3, 2: last_stage_layers 2), so pp 3 is a valid split.
+  // dense model. 8 layers on 3 stages split unevenly (3, 3, 2: last_stage_layers 2), so pp 3 is a valid
+  // split.
   CHECK(check_split(gpt, 1, 1, 1, 1, 1, 16) == kValid);
   CHECK(check_split(gpt, 3, 1, 1, 1, 1, 16) == kHeadsIndivisible);
   CHECK(check_split(gpt, 1, 3, 1, 1, 1, 16) == kValid);

@@ -13,7 +13,8 @@
 
 using namespace costmodel;
 
-TEST_CASE("published runs: median |error| <= 5% and max <= 15%, FP8 included, with every stated knob pinned") {
+TEST_CASE(
+    "published runs: median |error| <= 5% and max <= 15%, FP8 included, with every stated knob pinned") {
   // Issue 13 acceptance. The measured TFLOP/s per GPU are in data/published-runs.yaml with their sources
   // (Narayanan et al. 2021 Table 1 and §5.1 with their standard attention and no sequence parallelism;
   // Megatron-LM README 2024; NeMo 24.12 FP8); each run's stated knobs are pinned and the planner chooses the
@@ -82,8 +83,8 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   // everything but the 2021 ZeRO-3 runs 8.8% / 29%; the 2021 ZeRO-3 runs are 28% to 255% optimistic
   // (DeepSpeed 2021's per-parameter gathers are not modelled) and 530B on 640 GPUs does not fit.
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
-  const auto runs =
-      load_published_runs(std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/holdout-runs.yaml", catalog);
+  const auto runs = load_published_runs(
+      std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/holdout-runs.yaml", catalog);
   REQUIRE(runs.size() == 41);
   const ValidationSummary summary = validate_runs(runs, 1);
   std::vector<const ValidationRow*> dense, zero3_2021, all_but_zero3;

@@ -121,8 +121,8 @@ inline double elementwise(const StepInputs& in) {
   // Element-wise traffic: replicated across tp without sequence parallelism, split with it. The MLP
   // activation reads and writes its intermediate: 4 bytes per element (GELU) or 6 (gated: gate, up, product).
   const double sp = in.sequence_parallel ? t : 1.0;
-  double bytes = T * (kElementwiseBytesPerHidden * h / sp + (in.model.ffn == FfnKind::kGelu ? 4.0 : 6.0) *
-                                                                mlp_intermediate(in));
+  double bytes = T * (kElementwiseBytesPerHidden * h / sp +
+                      (in.model.ffn == FfnKind::kGelu ? 4.0 : 6.0) * mlp_intermediate(in));
   if (in.moe_share > 0.0) {
     // Token permutation (Megatron-LM moe_utils.permute / unpermute): dispatch reads each local token (2h B)
     // and writes its top_k copies, combine reads them back and writes the weighted sum.
@@ -141,9 +141,8 @@ inline double fp8_casts(const StepInputs& in, bool backward) {
   const double T = in.tokens, h = in.hidden, t = in.tp;
   const double intermediate = mlp_intermediate(in);
   const double gate = in.model.ffn == FfnKind::kGelu ? 1.0 : 2.0;
-  const double elements =
-      backward ? (in.q_dim / t + 2.0 * in.kv_per_rank) + h + gate * intermediate + h
-               : h + in.q_dim / t + h + intermediate;
+  const double elements = backward ? (in.q_dim / t + 2.0 * in.kv_per_rank) + h + gate * intermediate + h
+                                   : h + in.q_dim / t + h + intermediate;
   return memory_bound_seconds(in.gpu, 4.0 * T * elements);
 }
 

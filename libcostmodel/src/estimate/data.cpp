@@ -84,8 +84,7 @@ DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept {
   if (st.zero <= 2) {
     // The first stage's parameters (with one stage: every one of them).
     const double layers = in.stages.first;
-    const double dense_stage =
-        layers * dense_layer + embedding + (one_stage && output_here ? output : 0.0);
+    const double dense_stage = layers * dense_layer + embedding + (one_stage && output_here ? output : 0.0);
     const double expert_stage = layers * expert_layer;
     if (st.zero <= 1) {
       s.step_reduce = Seconds(reduce(in, dense_stage, dense) + reduce(in, expert_stage, experts));
@@ -95,8 +94,8 @@ DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept {
     }
   }
   if (in.model.tied_embeddings && !one_stage && in.paths.embedding.ranks > 1) {
-    s.tied_embedding = detail::comm(Collective::kAllReduce, Algorithm::kAuto,
-                                    embedding * gradient_bytes(st), in.paths.embedding);
+    s.tied_embedding = detail::comm(Collective::kAllReduce, Algorithm::kAuto, embedding * gradient_bytes(st),
+                                    in.paths.embedding);
   }
   return s;
 }
@@ -112,11 +111,11 @@ Seconds optimizer_time(const StepInputs& in, const MemoryBreakdown& memory) noex
     // Read the gradient, write its compressed copy; int8 and top-k also read and write the fp32 residual of
     // error feedback (Seide et al. 2014; Karimireddy et al. 2019), a plain fp16 cast keeps none.
     const double feedback = has_error_feedback(st.compression) ? 8.0 : 0.0;
-    optimizer += memory_bound_time(gpu, Bytes(stage_params * (gradient_bytes(st) + wire_bytes(st) +
-                                                              feedback)))
-                     .value;
+    optimizer +=
+        memory_bound_time(gpu, Bytes(stage_params * (gradient_bytes(st) + wire_bytes(st) + feedback))).value;
   }
-  if (st.dtype == Dtype::kFp8) optimizer += memory_bound_time(gpu, Bytes(stage_params * kFp8WeightCastBytes)).value;
+  if (st.dtype == Dtype::kFp8)
+    optimizer += memory_bound_time(gpu, Bytes(stage_params * kFp8WeightCastBytes)).value;
   return Seconds(optimizer);
 }
 

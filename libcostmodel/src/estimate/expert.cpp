@@ -19,7 +19,8 @@ Seconds expert_parallel_layer_time(const StepInputs& in) noexcept {
   const double gathered = in.tokens * routed * in.hidden * kActivationBytes;
   const double expert_tp =
       in.tp > 1
-          ? 2.0 * detail::comm(Collective::kReduceScatter, in.options.tp_algorithm, gathered, in.paths.tp).value
+          ? 2.0 *
+                detail::comm(Collective::kReduceScatter, in.options.tp_algorithm, gathered, in.paths.tp).value
           : 0.0;
   const double passes = st.recompute == Recompute::kFull ? 3.0 : 2.0;
   return Seconds(in.moe_share * passes * (2.0 * all_to_all + expert_tp));

@@ -84,7 +84,8 @@ LayerActivations layer_activations(const ModelSpec& model, const EstimateOptions
   // The layer being recomputed holds what recompute rebuilds on top: full recompute the layer's activations,
   // selective the attention scores (nothing with flash attention, whose kernel recomputes them itself).
   const Recompute layer_full = options.flash_attention ? Recompute::kSelective : Recompute::kNone;
-  const double full_layer = activation_bytes_per_layer(model, seq, st.micro_batch, st.tp, sp, layer_full, fp8);
+  const double full_layer =
+      activation_bytes_per_layer(model, seq, st.micro_batch, st.tp, sp, layer_full, fp8);
   const double rebuilt = st.recompute == Recompute::kFull        ? full_layer
                          : st.recompute == Recompute::kSelective ? full_layer - per_layer
                                                                  : 0.0;

@@ -178,14 +178,14 @@ namespace {
 
 // One pipeline stage kind's time for one micro-batch in the steady state, and the parts of it, s.
 struct StageTime {
-  double compute = 0;      // its layers' forward, backward and recompute (+ the logits on the last stage)
-  double tp = 0;           // tensor-parallel collectives, never overlapped
-  double ep = 0;           // expert dispatch and combine, never overlapped
-  double cp_exposed = 0;   // the context-parallel ring left after the attention core
-  double dp_total = 0;     // ZeRO-2/3 streams of every micro-batch, before overlap
-  double dp_exposed = 0;   // of which left after overlap
-  double hidden = 0;       // communication hidden behind the micro-batch's compute
-  double total = 0;        // compute + exposed communication + pipeline send/recv
+  double compute = 0;     // its layers' forward, backward and recompute (+ the logits on the last stage)
+  double tp = 0;          // tensor-parallel collectives, never overlapped
+  double ep = 0;          // expert dispatch and combine, never overlapped
+  double cp_exposed = 0;  // the context-parallel ring left after the attention core
+  double dp_total = 0;    // ZeRO-2/3 streams of every micro-batch, before overlap
+  double dp_exposed = 0;  // of which left after overlap
+  double hidden = 0;      // communication hidden behind the micro-batch's compute
+  double total = 0;       // compute + exposed communication + pipeline send/recv
 };
 
 // The per-layer numbers every stage kind shares.
@@ -205,23 +205,27 @@ StageTime stage_time(const LayerTerms& l, const DataParallelStreams& dp, double 
   t.tp = layers * l.tp + (first ? l.tp_end : 0.0) + (last ? l.tp_end : 0.0);
   t.ep = layers * l.ep;
   const double gather = dp.layer_gather.value, reduce = dp.layer_reduce.value;
-  const double end_gather = (first ? dp.first_end_gather.value : 0.0) + (last ? dp.last_end_gather.value : 0.0);
-  const double end_reduce = (first ? dp.first_end_reduce.value : 0.0) + (last ? dp.last_end_reduce.value : 0.0);
+  const double end_gather =
+      (first ? dp.first_end_gather.value : 0.0) + (last ? dp.last_end_gather.value : 0.0);
+  const double end_reduce =
+      (first ? dp.first_end_reduce.value : 0.0) + (last ? dp.last_end_reduce.value : 0.0);
   const double forward_streams = layers * gather + end_gather;
   const double backward_streams = layers * (gather + reduce) + end_gather + end_reduce;
   t.dp_total = forward_streams + backward_streams;
   // The first layer's (or the embedding's) forward gather waits for nothing to hide behind.
-  const double unhidden = gather > 0.0 ? (first && end_gather > 0.0 ? dp.first_end_gather.value : gather) : 0.0;
+  const double unhidden =
+      gather > 0.0 ? (first && end_gather > 0.0 ? dp.first_end_gather.value : gather) : 0.0;
   const double hideable_forward = l.overlap ? forward_streams - unhidden : 0.0;
   const double hideable_backward = l.overlap ? backward_streams : 0.0;
-  const Overlapped f = overlap({layers * l.forward, layers * l.core_forward, layers * l.cp_forward, hideable_forward},
-                               l.efficiency);
+  const Overlapped f = overlap(
+      {layers * l.forward, layers * l.core_forward, layers * l.cp_forward, hideable_forward}, l.efficiency);
   const Overlapped b = overlap({layers * l.backward, layers * (l.core_backward + recompute_core),
                                 layers * l.cp_backward, hideable_backward},
                                l.efficiency);
   t.cp_exposed = f.confined_exposed + b.confined_exposed;
-  t.dp_exposed = t.dp_total - (l.overlap ? (hideable_forward - f.free_exposed) + (hideable_backward - b.free_exposed)
-                                         : 0.0);
+  t.dp_exposed =
+      t.dp_total -
+      (l.overlap ? (hideable_forward - f.free_exposed) + (hideable_backward - b.free_exposed) : 0.0);
   t.hidden = f.hidden + b.hidden;
   t.total = t.compute + t.tp + t.ep + t.cp_exposed + t.dp_exposed + l.send_recv;
   return t;
@@ -288,9 +292,11 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
     const double per_mb_b = n * (dp.layer_gather.value + dp.layer_reduce.value);
     const double per_mb_f = n * dp.layer_gather.value;
     const Overlapped b0 = overlap({n * l.backward, core_b, cp_b, per_mb_b}, l.efficiency);
-    const Overlapped b1 = overlap({n * l.backward, core_b, cp_b, per_mb_b + dp.step_reduce.value}, l.efficiency);
+    const Overlapped b1 =
+        overlap({n * l.backward, core_b, cp_b, per_mb_b + dp.step_reduce.value}, l.efficiency);
     const Overlapped f0 = overlap({n * l.forward, core_f, cp_f, per_mb_f}, l.efficiency);
-    const Overlapped f1 = overlap({n * l.forward, core_f, cp_f, per_mb_f + dp.step_gather.value}, l.efficiency);
+    const Overlapped f1 =
+        overlap({n * l.forward, core_f, cp_f, per_mb_f + dp.step_gather.value}, l.efficiency);
     step_exposed = (b1.free_exposed - b0.free_exposed) + (f1.free_exposed - f0.free_exposed);
   }
   const double tied = dp.tied_embedding.value;

@@ -121,7 +121,7 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("recompute", std::string(to_string(st.recompute)))
       .set("zero", st.zero)
       .set("dtype", std::string(to_string(st.dtype)))
-      .set("grad_reduce_dtype", std::string(st.bf16_gradients           ? "bf16"
+      .set("grad_reduce_dtype", std::string(st.bf16_gradients          ? "bf16"
                                             : st.dtype == Dtype::kFp16 ? "fp16"
                                                                        : "fp32"))
       .set("sequence_parallel", st.sequence_parallel)

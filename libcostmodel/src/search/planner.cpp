@@ -412,9 +412,9 @@ std::vector<TopologyChoice> auto_topologies() {
 
 std::string_view rejection_reason_name(int index) {
   static constexpr std::array<std::string_view, kRejectionReasonCount> kNames = {
-      "bad_product",     "heads_indivisible",   "layers_indivisible", "batch_indivisible",
-      "seq_indivisible", "experts_indivisible", "dtype_unsupported",  "bad_degree",
-      "zero_unsupported", "out_of_memory",      "deadline_missed"};
+      "bad_product",      "heads_indivisible",   "layers_indivisible", "batch_indivisible",
+      "seq_indivisible",  "experts_indivisible", "dtype_unsupported",  "bad_degree",
+      "zero_unsupported", "out_of_memory",       "deadline_missed"};
   if (index < 0 || index >= kRejectionReasonCount) return "unknown";
   return kNames[static_cast<size_t>(index)];
 }

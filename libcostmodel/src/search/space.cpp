@@ -40,7 +40,8 @@ std::vector<std::pair<int, int>> candidate_ends(int layers, int pp, int v) {
   std::vector<std::pair<int, int>> ends = {{0, 0}};
   const auto add = [&](int first, int last) {
     if (first < 0 || last < 0) return;
-    if (std::find(ends.begin(), ends.end(), std::pair{first, last}) == ends.end()) ends.emplace_back(first, last);
+    if (std::find(ends.begin(), ends.end(), std::pair{first, last}) == ends.end())
+      ends.emplace_back(first, last);
   };
   if ((layers + 2) % pp == 0) add((layers + 2) / pp - 1, (layers + 2) / pp - 1);
   if ((layers + 1) % pp == 0) {
@@ -156,7 +157,8 @@ CandidateSpace::CandidateSpace(const SearchSpace& space, const ModelSpec& model,
   for (const auto& split : splits_) {
     const auto found = std::find_if(layouts_.begin(), layouts_.end(),
                                     [&](const auto& entry) { return entry.first == split.pp; });
-    if (found == layouts_.end()) layouts_.emplace_back(split.pp, stage_layouts(space, model.layers, split.pp));
+    if (found == layouts_.end())
+      layouts_.emplace_back(split.pp, stage_layouts(space, model.layers, split.pp));
   }
   std::sort(layouts_.begin(), layouts_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const int mb : divisors(training.global_batch)) {
@@ -205,8 +207,8 @@ Strategy CandidateSpace::representative(const ParallelSplit& split) const {
 }
 
 const std::vector<StageLayout>& CandidateSpace::layouts(int pp) const {
-  const auto found =
-      std::lower_bound(layouts_.begin(), layouts_.end(), pp, [](const auto& entry, int p) { return entry.first < p; });
+  const auto found = std::lower_bound(layouts_.begin(), layouts_.end(), pp,
+                                      [](const auto& entry, int p) { return entry.first < p; });
   static const std::vector<StageLayout> kNone;
   return found != layouts_.end() && found->first == pp ? found->second : kNone;
 }

@@ -98,7 +98,8 @@ bool walk_degree_rules(const Strategy& st, Fail&& fail) {
   positive(st.micro_batch, "micro_batch");
   positive(st.global_batch, "global_batch");
   if (st.first_stage_layers < 0 || st.last_stage_layers < 0) {
-    fail(kBadDegree, [] { return std::string("first_stage_layers and last_stage_layers must not be negative"); });
+    fail(kBadDegree,
+         [] { return std::string("first_stage_layers and last_stage_layers must not be negative"); });
   }
   if (st.zero < 0 || st.zero > 3) {
     fail(kBadDegree, [&] { return "zero must be 0, 1, 2 or 3, got " + str(st.zero); });
@@ -111,9 +112,9 @@ bool walk_degree_rules(const Strategy& st, Fail&& fail) {
 }
 
 // Megatron-LM's account-for-embedding/loss layout (transformer_layer.py get_transformer_layer_offset with
-// --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split): every stage holds `units`
-// layers, the embedding (loss) counting as one on the first (last) stage, and vpp divides the units. With
-// no middle stage the units are the larger end or one more.
+// --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split): every stage holds
+// `units` layers, the embedding (loss) counting as one on the first (last) stage, and vpp divides the units.
+// With no middle stage the units are the larger end or one more.
 bool account_for_layout(int first, int last, int shared, int rest, int vpp) {
   const auto fits = [&](int units) {
     const int f = first > 0 ? first : units;
@@ -135,22 +136,25 @@ void walk_layer_rules(const Strategy& st, int layers, Fail&& fail) {
   if (f == 0 && l == 0) {
     if (layers % (st.pp * v) != 0) {
       fail(kLayersIndivisible, [&] {
-        return "layers (" + str(layers) + ") not divisible by pp*vpp (" + str(static_cast<long long>(st.pp) * v) +
+        return "layers (" + str(layers) + ") not divisible by pp*vpp (" +
+               str(static_cast<long long>(st.pp) * v) +
                "); first_stage_layers and last_stage_layers split them unevenly";
       });
     }
     return;
   }
   if (st.pp == 1) {
-    fail(kLayersIndivisible, [] { return std::string("first_stage_layers and last_stage_layers need pp > 1"); });
+    fail(kLayersIndivisible,
+         [] { return std::string("first_stage_layers and last_stage_layers need pp > 1"); });
     return;
   }
   const int shared = st.pp - (f > 0 ? 1 : 0) - (l > 0 ? 1 : 0);
   const int rest = layers - f - l;
   if (shared == 0 ? rest != 0 : rest < shared || rest % shared != 0) {
     fail(kLayersIndivisible, [&] {
-      return "the " + str(rest) + " layers left by first_stage_layers (" + str(f) + ") and last_stage_layers (" +
-             str(l) + ") do not divide over the other " + str(shared) + " stages";
+      return "the " + str(rest) + " layers left by first_stage_layers (" + str(f) +
+             ") and last_stage_layers (" + str(l) + ") do not divide over the other " + str(shared) +
+             " stages";
     });
     return;
   }
@@ -160,7 +164,8 @@ void walk_layer_rules(const Strategy& st, int layers, Fail&& fail) {
   if (!megatron && !account_for_layout(f, l, shared, rest, v)) {
     fail(kLayersIndivisible, [&] {
       return "vpp (" + str(v) +
-             ") divides neither every stage's layers nor, with the embedding and loss counted as layers, their "
+             ") divides neither every stage's layers nor, with the embedding and loss counted as layers, "
+             "their "
              "units (first " +
              str(f) + ", last " + str(l) + ", " + str(shared > 0 ? rest / shared : 0) + " on the others)";
     });
@@ -186,7 +191,8 @@ void walk_division_rules(const Strategy& st, const ModelSpec& model, bool split_
     // Any pp up to the layer count has a layout (uneven when pp does not divide them).
     if (st.pp > model.layers) {
       fail(kLayersIndivisible, [&] {
-        return "pp (" + str(st.pp) + ") exceeds the layers (" + str(model.layers) + "): a stage needs a layer";
+        return "pp (" + str(st.pp) + ") exceeds the layers (" + str(model.layers) +
+               "): a stage needs a layer";
       });
     }
   } else {
@@ -239,7 +245,8 @@ void walk_rules(const Strategy& st, const ModelSpec& model, const ClusterSpec& c
     // DeepSpeed's PipelineEngine asserts zero_optimization_stage() < 2 (deepspeed/runtime/pipe/engine.py):
     // ZeRO-2 reduces gradients every micro-batch, which the pipeline's accumulation cannot interleave.
     fail(kZeroUnsupported, [] {
-      return std::string("ZeRO-2 is incompatible with pipeline parallelism (DeepSpeed refuses it; use zero 1 or 3)");
+      return std::string(
+          "ZeRO-2 is incompatible with pipeline parallelism (DeepSpeed refuses it; use zero 1 or 3)");
     });
   }
   if (!cluster.gpu.supports(st.dtype)) {

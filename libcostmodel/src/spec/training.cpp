@@ -169,7 +169,8 @@ void set_training_field(TrainingSpec& spec, std::string_view key, std::string_vi
     }
     spec.dtype = *dtype;
   } else if (key == "grad_reduce_dtype") {
-    if (text != "fp32" && text != "bf16") fail_choice("expected fp32 or bf16, got " + quoted(text), text, {"fp32", "bf16"});
+    if (text != "fp32" && text != "bf16")
+      fail_choice("expected fp32 or bf16, got " + quoted(text), text, {"fp32", "bf16"});
     spec.bf16_gradients = text == "bf16";
   } else if (key == "tokens") {
     spec.tokens = parse_token_count(text);

@@ -18,7 +18,8 @@ enum class MemoryTerm { kNone, kWeights, kGradients, kOptimizer, kActivations, k
 
 /// Bytes held on the GPU of the fullest pipeline stage, by term.
 struct MemoryBreakdown {
-  Bytes weights;  ///< half-precision weights of the local shard, FP8 copies under fp8, ZeRO-3's gathered layers
+  Bytes
+      weights;  ///< half-precision weights of the local shard, FP8 copies under fp8, ZeRO-3's gathered layers
   Bytes gradients;  ///< half-precision gradients (divided by dp from ZeRO-2)
   Bytes
       optimizer;  ///< fp32 master weights + Adam m and v: 12 bytes per parameter (divided by dp from ZeRO-1)
@@ -32,7 +33,7 @@ struct MemoryBreakdown {
   MemoryTerm overflow = MemoryTerm::kNone;
   double dense_parameters = 0;   ///< the most parameters a stage's GPU holds, before ZeRO sharding
   double expert_parameters = 0;  ///< of which MoE experts (replicated over dp·cp/ep ranks, not dp·cp)
-  int fullest_stage = 0;  ///< the pipeline stage (0 .. pp-1) whose memory the terms above describe
+  int fullest_stage = 0;         ///< the pipeline stage (0 .. pp-1) whose memory the terms above describe
 
   /// The bytes of `term` (0 for kNone).
   [[nodiscard]] Bytes of(MemoryTerm term) const;

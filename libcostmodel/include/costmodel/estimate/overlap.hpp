@@ -19,10 +19,10 @@ namespace costmodel {
 
 /// One compute window and the communication that may hide behind it, s.
 struct OverlapWindow {
-  double compute = 0;     ///< the window's compute
-  double core = 0;        ///< the part of it the confined stream may use (the attention core)
-  double confined = 0;    ///< communication confined to `core` (context parallelism's K/V ring)
-  double free = 0;        ///< communication that may use the whole window (data-parallel streams)
+  double compute = 0;   ///< the window's compute
+  double core = 0;      ///< the part of it the confined stream may use (the attention core)
+  double confined = 0;  ///< communication confined to `core` (context parallelism's K/V ring)
+  double free = 0;      ///< communication that may use the whole window (data-parallel streams)
 };
 
 /// What a window leaves exposed, by stream, and what it hides, s.

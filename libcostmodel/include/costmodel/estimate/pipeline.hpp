@@ -15,6 +15,7 @@ namespace costmodel {
 
 /// Pipeline fill and drain of one step given the stages' times for one micro-batch (compute and exposed
 /// communication): (sum over the stages - the slowest) / v, which is (p - 1)/v slots of equal stages, s.
-[[nodiscard]] Seconds pipeline_bubble_time(const StepInputs& in, Seconds stages_sum, Seconds slowest) noexcept;
+[[nodiscard]] Seconds pipeline_bubble_time(const StepInputs& in, Seconds stages_sum,
+                                           Seconds slowest) noexcept;
 
 }  // namespace costmodel

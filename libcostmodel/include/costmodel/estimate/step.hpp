@@ -39,7 +39,7 @@ struct StepBreakdown {
   Seconds pp_bubble;  ///< pipeline fill and drain
   Seconds dp_comm;    ///< data-parallel gradient (and ZeRO-3 parameter) exchange, total
   Seconds dp_comm_exposed;  ///< the part of dp_comm not hidden behind compute
-  Seconds optimizer;        ///< optimizer step (memory bound) + gradient compression passes + FP8 weight casts
+  Seconds optimizer;  ///< optimizer step (memory bound) + gradient compression passes + FP8 weight casts
   /// Not part of the step time: the communication hidden behind the pacing stage's compute (data-parallel
   /// streams and the context-parallel ring), at most `compute` (overlap.hpp).
   Seconds hidden_comm;

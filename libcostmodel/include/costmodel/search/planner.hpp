@@ -57,8 +57,10 @@ struct PlanRequest {
 
 /// Why candidates were rejected: the InvalidReason bits, then out of memory and a missed deadline.
 inline constexpr int kRejectionReasonCount = kInvalidReasonBits + 2;
-inline constexpr int kRejectedOutOfMemory = kInvalidReasonBits;  ///< index of PlanResult::rejected: did not fit in HBM
-inline constexpr int kRejectedDeadline = kInvalidReasonBits + 1;  ///< index of PlanResult::rejected: trains too slowly
+inline constexpr int kRejectedOutOfMemory =
+    kInvalidReasonBits;  ///< index of PlanResult::rejected: did not fit in HBM
+inline constexpr int kRejectedDeadline =
+    kInvalidReasonBits + 1;  ///< index of PlanResult::rejected: trains too slowly
 /// The stable key of reason `index` (0..kRejectionReasonCount-1): "heads_indivisible", "out_of_memory", ...;
 /// index k < kInvalidReasonBits is InvalidReason bit 1<<k.
 [[nodiscard]] std::string_view rejection_reason_name(int index);

@@ -21,13 +21,13 @@ namespace costmodel {
 
 /// The settings of one training run; unset optionals take the defaults noted.
 struct TrainingSpec {
-  std::optional<std::int64_t> seq_len;        ///< tokens per sequence; default the model's
-  std::optional<int> global_batch;            ///< sequences per step; default default_global_batch()
-  Dtype dtype = Dtype::kBf16;                 ///< GEMM precision: bf16, fp16 or fp8
-  bool bf16_gradients = false;  ///< gradients reduced (and kept) in bf16, not fp32: Strategy::bf16_gradients
-  std::optional<double> tokens;               ///< training tokens (a count), for days and cost
-  Compression compression;                    ///< of the data-parallel gradient exchange
-  bool flash_attention = true;                ///< fused attention (Dao et al. 2022) vs standard kernels
+  std::optional<std::int64_t> seq_len;  ///< tokens per sequence; default the model's
+  std::optional<int> global_batch;      ///< sequences per step; default default_global_batch()
+  Dtype dtype = Dtype::kBf16;           ///< GEMM precision: bf16, fp16 or fp8
+  bool bf16_gradients = false;   ///< gradients reduced (and kept) in bf16, not fp32: Strategy::bf16_gradients
+  std::optional<double> tokens;  ///< training tokens (a count), for days and cost
+  Compression compression;       ///< of the data-parallel gradient exchange
+  bool flash_attention = true;   ///< fused attention (Dao et al. 2022) vs standard kernels
   /// Precision of the attention core (QK^T, softmax, scores·V) when dtype is fp8: bf16, Megatron-LM's and
   /// Transformer Engine's default (only the linear layers run in FP8), or fp8 (TE's fp8_dpa).
   Dtype attention_dtype = Dtype::kBf16;
