@@ -99,7 +99,8 @@ TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
         "\n" +
             configuration_at("configs[].") + configuration_at("pareto[].") +
             "rejected.{bad_product,heads_indivisible,layers_indivisible,batch_indivisible,seq_indivisible,"
-            "experts_indivisible,dtype_unsupported,bad_degree,zero_unsupported,out_of_memory,deadline_missed}\n");
+            "experts_indivisible,dtype_unsupported,bad_degree,zero_unsupported,out_of_memory,deadline_missed}"
+            "\n");
   const std::string plan_csv =
       "tp,pp,dp,cp,ep,vpp,micro_batch,recompute,zero,sequence_parallel,overlap,topology,step_time_s,"
       "model_tflops_per_gpu,mfu,memory_per_gpu_bytes,fits_memory,comm_share,training_days,cost_usd,capex_usd,"
