@@ -176,3 +176,42 @@ TEST_CASE("9. Hugging Face config.json in; Megatron-LM arguments out") {
   }
   CHECK(run_cli({"topology", "--format", "megatron"}).exit_code == 2);
 }
+
+TEST_CASE("--format megatron|nemo of an uneven pipeline: Llama 3 405B's 7 + 14 x 8 + 7 layers") {
+  // 126 layers on pp 16: 7 on the first and last stage, (126 - 14) / 14 = 8 on the others. With vpp 8 the
+  // ends' 7 layers do not divide by 8, so Megatron-LM is told the embedding and the loss each count as a
+  // layer (8 units per stage, 1 per virtual stage); with vpp 1 it takes the first/last layer counts
+  // themselves.
+  const std::vector<std::string> base = {"estimate",    "--model",
+                                         "llama3-405b", "--gpu",
+                                         "h100-sxm",    "--gpus",
+                                         "16384",       "--tp",
+                                         "8",           "--pp",
+                                         "16",          "--dp",
+                                         "128",         "--first-stage-layers",
+                                         "7",           "--last-stage-layers",
+                                         "7",           "--global-batch",
+                                         "2048",        "--zero",
+                                         "1",           "--recompute",
+                                         "full"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args);
+  };
+  const auto interleaved = with({"--vpp", "8", "--format", "megatron"});
+  REQUIRE(interleaved.exit_code == 0);
+  CHECK(contains(interleaved.out, "--account-for-embedding-in-pipeline-split \\\n"));
+  CHECK(contains(interleaved.out, "--account-for-loss-in-pipeline-split \\\n"));
+  CHECK(contains(interleaved.out, "--num-virtual-stages-per-pipeline-rank 8 \\\n"));
+  CHECK_FALSE(contains(interleaved.out, "--decoder-first-pipeline-num-layers"));
+  CHECK_FALSE(contains(interleaved.out, "--num-layers-per-virtual-pipeline-stage"));
+  const auto plain = with({"--vpp", "1", "--format", "megatron"});
+  REQUIRE(plain.exit_code == 0);
+  CHECK(contains(plain.out, "--decoder-first-pipeline-num-layers 7 \\\n"));
+  CHECK(contains(plain.out, "--decoder-last-pipeline-num-layers 7 \\\n"));
+  const auto nemo = with({"--vpp", "1", "--format", "nemo"});
+  REQUIRE(nemo.exit_code == 0);
+  CHECK(contains(nemo.out, "trainer.strategy.num_layers_in_first_pipeline_stage=7\n"));
+  CHECK(contains(nemo.out, "trainer.strategy.num_layers_in_last_pipeline_stage=7\n"));
+}

@@ -351,7 +351,7 @@ std::vector<GpuCountResult> merge_counts(const std::vector<Partial>& partials, c
     }
     if (best) c.best = best->estimate;
     if (fastest) c.fastest = fastest->estimate;
-    counts.push_back(std::move(c));
+    counts.push_back(c);
   }
   return counts;
 }
