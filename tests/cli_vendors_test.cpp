@@ -46,8 +46,9 @@ TEST_CASE("catalog scale-up lists every fabric; --scale-up swaps one in") {
   for (const char* name : {"nvlink5-nvl72", "ualink-1.0", "infinity-fabric-mi300x", "gaudi3-roce-mesh"}) {
     CHECK(catalog.out.find(std::string("\"") + name + "\"") != std::string::npos);
   }
-  const auto swapped = run_cli({"collective", "--op", "alltoall", "--gpu", "mi355x", "--gpus", "144", "--ranks",
-                                "64", "--scale-up", "ualink-1.0", "--max-bytes", "1MiB", "--format", "json"});
+  const auto swapped =
+      run_cli({"collective", "--op", "alltoall", "--gpu", "mi355x", "--gpus", "144", "--ranks", "64",
+               "--scale-up", "ualink-1.0", "--max-bytes", "1MiB", "--format", "json"});
   REQUIRE_MESSAGE(swapped.exit_code == 0, swapped.err);
   const Json sweep = parse_json(swapped.out);
   CHECK(text(sweep, "scale_up") == "ualink-1.0");
@@ -93,8 +94,8 @@ TEST_CASE("bad scale-up domains: one line naming the field, exit 2") {
 
 TEST_CASE("examples/open-scale-up.yaml: where each fabric wins") {
   const auto result =
-      run_cli({"scenario", std::string(COSTMODEL_TEST_SOURCE_DIR) + "/examples/open-scale-up.yaml", "--format",
-               "json"});
+      run_cli({"scenario", std::string(COSTMODEL_TEST_SOURCE_DIR) + "/examples/open-scale-up.yaml",
+               "--format", "json"});
   REQUIRE_MESSAGE(result.exit_code == 0, result.err);
   const Json document = parse_json(result.out);
   std::map<std::string, const Json*> best;  // "variant/model" -> its best configuration
@@ -123,8 +124,8 @@ TEST_CASE("examples/open-scale-up.yaml: where each fabric wins") {
   CHECK(number(*best.at("nvl72/moe-1t"), "scale_up_capex_usd") == doctest::Approx(57.6e6));
   CHECK(number(*best.at("if-mesh-8/moe-1t"), "scale_up_capex_usd") == 0);
   const Json& ualink = *best.at("ualink-72/moe-1t");
-  CHECK(number(ualink, "capex_usd") == doctest::Approx(number(ualink, "gpu_capex_usd") +
-                                                       number(ualink, "network_capex_usd") + 71.68e6));
+  CHECK(number(ualink, "capex_usd") ==
+        doctest::Approx(number(ualink, "gpu_capex_usd") + number(ualink, "network_capex_usd") + 71.68e6));
   const Json& nvl72 = *best.at("nvl72/moe-1t");
   CHECK(number(nvl72, "capex_usd") ==
         doctest::Approx(number(nvl72, "gpu_capex_usd") + number(nvl72, "network_capex_usd")));

@@ -162,9 +162,10 @@ TEST_CASE("published 8-GPU all-reduce results on a full mesh") {
   CHECK(measured_busbw(134217728.0) == doctest::Approx(290.8).epsilon(0.03));
   // hccl_demo all_reduce, 8 Gaudi 3 ranks, 256 MB: "NW Bandwidth" 513.0 GB/s (Habana docs, Collectives
   // Performance): the model's ring reaches 483 GB/s (-6%): its NCCL ring latency (14 steps) is the gap.
-  const ClusterSpec gaudi3 = cluster("gpu: gaudi3\ngpus: 8\nscale_out: {link: roce-800g, nics_per_node: 6}\n");
-  const double gaudi = busbw(allreduce(gaudi3, 8, 268435456.0, Algorithm::kAuto, Protocol::kAuto), 8,
-                             268435456.0) / 1e9;
+  const ClusterSpec gaudi3 =
+      cluster("gpu: gaudi3\ngpus: 8\nscale_out: {link: roce-800g, nics_per_node: 6}\n");
+  const double gaudi =
+      busbw(allreduce(gaudi3, 8, 268435456.0, Algorithm::kAuto, Protocol::kAuto), 8, 268435456.0) / 1e9;
   CHECK(gaudi == doctest::Approx(513.0).epsilon(0.07));
   CHECK(gaudi < 513.0);
 }
@@ -179,8 +180,8 @@ TEST_CASE("a 1,024-GPU UALink pod keeps the all-to-all inside the domain") {
   CHECK(path.scale_out.ranks == 1);
   // Inside the pod every rank sends (L-1)/L of its buffer at the GPU's UALink bandwidth: 8 x 100 GB/s x 0.8.
   const double n = 1073741824.0;
-  const CommCost a2a = collective_cost(Collective::kAllToAll, Algorithm::kDirect, Bytes(n), path,
-                                       Protocol::kSimple);
+  const CommCost a2a =
+      collective_cost(Collective::kAllToAll, Algorithm::kDirect, Bytes(n), path, Protocol::kSimple);
   CHECK(a2a.bandwidth_term.value == doctest::Approx(1023.0 / 1024.0 * n / (800e9 * 0.8)));
   // The same 1,024 ranks on 72-GPU pods cross 15 domains over 100 GB/s NICs: several times slower.
   const ClusterSpec racks = cluster(
@@ -188,8 +189,8 @@ TEST_CASE("a 1,024-GPU UALink pod keeps the all-to-all inside the domain") {
       "scale_out: {link: roce-800g, nics_per_node: 8}\n");
   const LinkPath across = link_path(racks, Communicator{1024, 1, 1});
   CHECK(across.scale_out.ranks == 15);
-  const CommCost slower = collective_cost(Collective::kAllToAll, Algorithm::kDirect, Bytes(n), across,
-                                          Protocol::kSimple);
+  const CommCost slower =
+      collective_cost(Collective::kAllToAll, Algorithm::kDirect, Bytes(n), across, Protocol::kSimple);
   CHECK(slower.time.value > 4.0 * a2a.time.value);
 }
 
@@ -206,8 +207,8 @@ TEST_CASE("a swapped-in fabric is bought on top of the GPUs; the GPU's own is in
   CHECK(o.capex.value == doctest::Approx(o.gpu_capex.value + o.network_capex.value + 71.68e6));
   CHECK(o.power.value ==
         doctest::Approx(9216 * (1400.0 + 4400.0 / 8) + t.inventory.power.value + 1024 * 1800.0));
-  const ClusterSpec nvl72 = cluster(
-      "gpu: gb200\ngpus: 9216\ngpus_per_node: 4\nscale_out: {link: ib-xdr-800g, nics_per_node: 4}\n");
+  const ClusterSpec nvl72 =
+      cluster("gpu: gb200\ngpus: 9216\ngpus_per_node: 4\nscale_out: {link: ib-xdr-800g, nics_per_node: 4}\n");
   const Topology n = build_topology(nvl72);
   const Ownership own = ownership(nvl72, n.inventory, EconomicsSpec{});
   CHECK(own.scale_up_capex.value == doctest::Approx(128 * 18 * 25000.0));
@@ -215,8 +216,9 @@ TEST_CASE("a swapped-in fabric is bought on top of the GPUs; the GPU's own is in
 }
 
 TEST_CASE("a cluster file swaps the scale-up fabric; impossible domains are errors naming the field") {
-  const ClusterSpec swapped = cluster("gpu: h100-sxm\ngpus: 64\nscale_up: ualink-1.0\n"
-                                      "scale_out: {link: ib-ndr-400g}\n");
+  const ClusterSpec swapped = cluster(
+      "gpu: h100-sxm\ngpus: 64\nscale_up: ualink-1.0\n"
+      "scale_out: {link: ib-ndr-400g}\n");
   CHECK(swapped.scale_up_fabric().name == "ualink-1.0");
   CHECK(swapped.scale_up_domain() == 64);  // the 72-GPU pod, capped at the cluster
   CHECK_FALSE(swapped.scale_up_priced_with_gpu());
@@ -236,8 +238,9 @@ TEST_CASE("a cluster file swaps the scale-up fabric; impossible domains are erro
   CHECK(mesh.find("7 links per GPU join at most 8 GPUs") != std::string::npos);
   CHECK(mesh.find("cluster.yaml:4:") != std::string::npos);
   // A domain larger than the fabric allows: UALink 1.0 pods hold 1,024.
-  const std::string pod = error_of("gpu: mi355x\ngpus: 4096\nscale_up: {name: ualink-1.0, domain: 2048}\n"
-                                   "scale_out: {link: roce-800g}\n");
+  const std::string pod = error_of(
+      "gpu: mi355x\ngpus: 4096\nscale_up: {name: ualink-1.0, domain: 2048}\n"
+      "scale_out: {link: roce-800g}\n");
   CHECK(pod.find("scale_up.domain") != std::string::npos);
   CHECK(pod.find("max_domain 1024") != std::string::npos);
   // An unknown fabric gets a suggestion.

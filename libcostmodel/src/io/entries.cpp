@@ -55,9 +55,10 @@ ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base, bool catalog_entry)
     s.source = map.optional_string("source").value_or(s.source);
   }
   const std::vector<std::string> topologies{"switched", "full-mesh"};
-  const std::string topology = catalog_entry ? map.choice("topology", topologies)
-                                             : map.optional_choice("topology", topologies)
-                                                   .value_or(std::string(to_string(s.topology)));
+  const std::string topology =
+      catalog_entry
+          ? map.choice("topology", topologies)
+          : map.optional_choice("topology", topologies).value_or(std::string(to_string(s.topology)));
   s.topology = *parse_scale_up_topology(topology);
   s.links = static_cast<int>(map.optional_integer("links", 1, 1 << 12).value_or(s.links));
   s.link_bandwidth = BytesPerSecond(
@@ -83,7 +84,8 @@ ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base, bool catalog_entry)
   (void)map.optional_string("calibration");  // where the efficiencies come from: documentation only
   s.in_network_efficiency =
       map.optional_number("in_network_efficiency", 0.01, 1.0).value_or(s.in_network_efficiency);
-  s.switch_radix = static_cast<int>(map.optional_integer("switch_radix", 2, 1 << 16).value_or(s.switch_radix));
+  s.switch_radix =
+      static_cast<int>(map.optional_integer("switch_radix", 2, 1 << 16).value_or(s.switch_radix));
   s.switches = static_cast<int>(map.optional_integer("switches", 0, 1 << 20).value_or(s.switches));
   s.switch_power =
       Watts(map.optional_quantity("switch_power", Dimension::kWatts, true).value_or(s.switch_power.value));
@@ -204,9 +206,10 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base, const std::vector<ScaleUpSpec>* 
   g.architecture = *parse_gpu_architecture(architecture);
   g.host_link = BytesPerSecond(
       map.optional_quantity("host_link", Dimension::kBytesPerSecond, true).value_or(g.host_link.value));
-  if (!base || map.has("scale_up")) g.scale_up = read_gpu_scale_up(map, base ? &base->scale_up : nullptr, fabrics);
-  const std::string library =
-      map.optional_choice("library", {"NCCL", "RCCL", "HCCL"}).value_or(base ? g.library : default_library(g.vendor));
+  if (!base || map.has("scale_up"))
+    g.scale_up = read_gpu_scale_up(map, base ? &base->scale_up : nullptr, fabrics);
+  const std::string library = map.optional_choice("library", {"NCCL", "RCCL", "HCCL"})
+                                  .value_or(base ? g.library : default_library(g.vendor));
   g.library = library;
   g.tdp = quantity_or(map, "tdp", base ? &base->tdp : nullptr);
   g.price = quantity_or(map, "price", base ? &base->price : nullptr, true);

@@ -14,7 +14,8 @@ namespace costmodel::yaml {
 
 /// A GPU entry; all fields required unless `base` is given, whose values are the defaults. Its `scale_up:`
 /// may name an entry of `fabrics` (data/scale_up.yaml), or be a mapping overriding the one its `name:` names.
-[[nodiscard]] GpuSpec read_gpu(Map& map, const GpuSpec* base, const std::vector<ScaleUpSpec>* fabrics = nullptr);
+[[nodiscard]] GpuSpec read_gpu(Map& map, const GpuSpec* base,
+                               const std::vector<ScaleUpSpec>* fabrics = nullptr);
 /// A link entry; `bandwidth` is accepted for `line_rate`. Without a base only the rate is required.
 [[nodiscard]] LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry);
 /// A switch entry; `price_usd` / `power_w` are accepted for `price` / `power`. Without a base only

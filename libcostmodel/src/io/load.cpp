@@ -68,7 +68,9 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
     const ScaleUpSpec own = c.scale_up_fabric();
     c.scale_up = name_or_inline<ScaleUpSpec>(
         map, "scale_up", [&](const std::string& n) { return catalog.scale_up(n); },
-        [&](yaml::Map& m, const ScaleUpSpec* base) { return yaml::read_scale_up(m, base ? base : &own, false); });
+        [&](yaml::Map& m, const ScaleUpSpec* base) {
+          return yaml::read_scale_up(m, base ? base : &own, false);
+        });
   }
   yaml::Map out = map.map("scale_out");
   const std::vector<std::string> kinds{"fat-tree",       "rail-optimized", "rail-only",

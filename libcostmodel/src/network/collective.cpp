@@ -390,7 +390,8 @@ Entry direct(Collective c, int proto, const Model& m) {
   const double up_bw = ring_protocol_bw(m, m.up_bw, proto);
   if (c == Collective::kSendRecv) {
     const double pair = m.pair_bw > 0.0 ? ring_protocol_bw(m, m.pair_bw, proto) : up_bw;
-    return make_entry(base + (m.multi ? far_hop : up_hop), m.multi ? ring_protocol_bw(m, m.out_bw, proto) : pair);
+    return make_entry(base + (m.multi ? far_hop : up_hop),
+                      m.multi ? ring_protocol_bw(m, m.out_bw, proto) : pair);
   }
   if (c == Collective::kAllReduce) {
     // One-shot all-reduce on a full mesh, inside one domain: every rank sends its whole buffer to each peer

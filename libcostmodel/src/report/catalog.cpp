@@ -160,7 +160,8 @@ std::vector<ColumnOf<ScaleUpSpec>> scale_up_fields() {
       {"name", "name", "", 1, [](const ScaleUpSpec& s) { return Json(s.name); }},
       {"topology", "topology", "", 1,
        [](const ScaleUpSpec& s) { return Json(std::string(to_string(s.topology))); }},
-      {"bandwidth_Bps", "per GPU", "GB/s", kGiga, [](const ScaleUpSpec& s) { return Json(s.bandwidth.value); }},
+      {"bandwidth_Bps", "per GPU", "GB/s", kGiga,
+       [](const ScaleUpSpec& s) { return Json(s.bandwidth.value); }},
       {"links", "links", "", 1, [](const ScaleUpSpec& s) { return s.links > 0 ? Json(s.links) : Json(); }},
       {"link_bandwidth_Bps", "per link", "GB/s", kGiga,
        [](const ScaleUpSpec& s) { return Json(s.per_link().value); }},
@@ -173,11 +174,13 @@ std::vector<ColumnOf<ScaleUpSpec>> scale_up_fields() {
       {"efficiency", "eff", "", 1, [](const ScaleUpSpec& s) { return Json(s.efficiency); }},
       {"switches_per_domain", "switches", "/domain", 1,
        [](const ScaleUpSpec& s) { return Json(s.switches_for(s.domain)); }},
-      {"switch_power_w", "switch power", "W", 1, [](const ScaleUpSpec& s) { return Json(s.switch_power.value); }},
+      {"switch_power_w", "switch power", "W", 1,
+       [](const ScaleUpSpec& s) { return Json(s.switch_power.value); }},
       {"switch_price_usd", "switch price", "$", 1,
        [](const ScaleUpSpec& s) { return Json(s.switch_price.value); }, 6},
       {"price_estimate", "est.", "", 1, [](const ScaleUpSpec& s) { return Json(s.price_estimate); }},
-      {"source", "source", "", 1, [](const ScaleUpSpec& s) { return Json(s.source); }, 4, Audience::kMachines},
+      {"source", "source", "", 1, [](const ScaleUpSpec& s) { return Json(s.source); }, 4,
+       Audience::kMachines},
   };
 }
 
@@ -252,7 +255,7 @@ Json names_of(const std::vector<T>& entries) {
 }  // namespace
 
 const std::vector<std::string>& catalog_names() {
-  static const std::vector<std::string> kNames = {"gpus",   "links",  "switches",
+  static const std::vector<std::string> kNames = {"gpus",     "links",  "switches",
                                                   "scale-up", "models", "topologies"};
   return kNames;
 }
@@ -261,12 +264,9 @@ Table catalog_summary_table(const Catalog& catalog) {
   Json topologies = Json::array();
   for (const auto kind : all_topologies()) topologies.push_back(Json(std::string(to_string(kind))));
   const std::vector<std::pair<std::string, Json>> rows = {
-      {"gpus", names_of(catalog.gpus)},
-      {"links", names_of(catalog.links)},
-      {"switches", names_of(catalog.switches)},
-      {"scale-up", names_of(catalog.scale_ups)},
-      {"models", names_of(catalog.models)},
-      {"topologies", topologies},
+      {"gpus", names_of(catalog.gpus)},         {"links", names_of(catalog.links)},
+      {"switches", names_of(catalog.switches)}, {"scale-up", names_of(catalog.scale_ups)},
+      {"models", names_of(catalog.models)},     {"topologies", topologies},
   };
   Table table;
   table.columns = {Column{"catalog", "catalog", ""}, Column{"count", "count", ""},

@@ -96,7 +96,8 @@ Json collective_json(const CollectiveSweep& sweep, const ClusterSpec& cluster) {
   document.set("stride", sweep.stride);
   document.set("nodes", sweep.path.nodes);
   document.set("topology", std::string(to_string(cluster.topology)));
-  document.set("scale_up", cluster.scale_up_fabric().name.empty() ? Json() : Json(cluster.scale_up_fabric().name));
+  document.set("scale_up",
+               cluster.scale_up_fabric().name.empty() ? Json() : Json(cluster.scale_up_fabric().name));
   document.set("library", cluster.gpu.library);
   document.set("ring_tree_crossover_bytes",
                sweep.ring_tree_crossover ? Json(sweep.ring_tree_crossover->value) : Json());

@@ -111,9 +111,9 @@ std::vector<std::string> ScaleUpSpec::domain_problems(int gpus) const {
   std::vector<std::string> problems;
   const std::string fabric = name.empty() ? std::string("the scale-up fabric") : "'" + name + "'";
   if (topology == ScaleUpTopology::kFullMesh && links > 0 && gpus > links + 1) {
-    problems.push_back(std::to_string(gpus) + " GPUs is larger than " + fabric + "'s full mesh: " +
-                       std::to_string(links) + " links per GPU join at most " + std::to_string(links + 1) +
-                       " GPUs");
+    problems.push_back(std::to_string(gpus) + " GPUs is larger than " + fabric +
+                       "'s full mesh: " + std::to_string(links) + " links per GPU join at most " +
+                       std::to_string(links + 1) + " GPUs");
   } else if (max_domain > 0 && gpus > max_domain) {
     problems.push_back(std::to_string(gpus) + " GPUs is larger than " + fabric + " allows (max_domain " +
                        std::to_string(max_domain) + ")");

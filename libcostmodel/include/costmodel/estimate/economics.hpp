@@ -27,7 +27,7 @@ struct Ownership {
   Usd scale_up_capex;
   Watts scale_up_power;  ///< the same switches' power, in `power` on the same condition
   Usd capex;             ///< gpu_capex + network_capex (+ scale_up_capex for a swapped-in fabric)
-  Watts power;        ///< rated IT power: GPUs at TDP, servers (NodeSpec::server_power), fabric
+  Watts power;           ///< rated IT power: GPUs at TDP, servers (NodeSpec::server_power), fabric
   /// Drawn while training: nodes at NodeSpec::load_power of their rating, the fabric at its catalog power.
   Watts power_at_load;
   UsdPerSecond owned_rate;   ///< capex / amortisation years + power_at_load x PUE x electricity

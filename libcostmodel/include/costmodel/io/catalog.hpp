@@ -28,7 +28,8 @@ bool register_package_data_dir(const char* path);
 /// `scale_up:` may name one of `fabrics`.
 [[nodiscard]] std::vector<GpuSpec> load_gpus_file(const std::string& path,
                                                   const std::vector<ScaleUpSpec>& fabrics = {});
-/// The entries of a scale-up fabric catalog file (data/scale_up.yaml), SI units; throws Error at FILE:LINE:COL.
+/// The entries of a scale-up fabric catalog file (data/scale_up.yaml), SI units; throws Error at
+/// FILE:LINE:COL.
 [[nodiscard]] std::vector<ScaleUpSpec> load_scale_up_file(const std::string& path);
 /// The entries of a link catalog file (data/links.yaml), SI units; throws Error at FILE:LINE:COL.
 [[nodiscard]] std::vector<LinkSpec> load_links_file(const std::string& path);

@@ -36,7 +36,7 @@ struct Inventory {
   Watts power;               ///< switches + NICs + transceivers at catalog power
   /// Scale-up switches over all domains (ScaleUpSpec::switches_for); 0 for a full mesh.
   int scale_up_switches = 0;
-  Usd scale_up_capex;   ///< those switches at the fabric's catalog price (not in `capex`)
+  Usd scale_up_capex;    ///< those switches at the fabric's catalog price (not in `capex`)
   Watts scale_up_power;  ///< those switches at the fabric's catalog power (not in `power`)
 };
 

@@ -46,10 +46,10 @@ enum class ScaleUpTopology { kSwitched, kFullMesh };
 
 /// The scale-up fabric a GPU sits in (data/scale_up.yaml, or a GPU entry's own `scale_up:`).
 struct ScaleUpSpec {
-  std::string name;                   ///< catalog name, e.g. "nvlink4-nvswitch"; "" for an unnamed fabric
+  std::string name;  ///< catalog name, e.g. "nvlink4-nvswitch"; "" for an unnamed fabric
   ScaleUpTopology topology = ScaleUpTopology::kSwitched;
-  BytesPerSecond bandwidth;           ///< per GPU, per direction (all its links)
-  int domain = 8;                     ///< GPUs in one scale-up domain
+  BytesPerSecond bandwidth;  ///< per GPU, per direction (all its links)
+  int domain = 8;            ///< GPUs in one scale-up domain
   /// The largest domain the fabric builds (UALink 1.0: 1,024 per pod; a full mesh: links + 1); 0: no limit.
   int max_domain = 0;
   /// Links per GPU: point-to-point links to its peers in a full mesh, ports to the switches otherwise; 0 when
@@ -63,10 +63,10 @@ struct ScaleUpSpec {
   /// fraction of each NVLS channel's NVLink bandwidth the switch's reduction achieves; unused without
   /// in_network_reduction.
   double in_network_efficiency = 1.0;
-  int switch_radix = 0;   ///< ports (links) per scale-up switch; 0: switchless
-  int switches = 0;       ///< switches per domain of `domain` GPUs when the design fixes it; 0: from the radix
-  Watts switch_power;     ///< one scale-up switch (chip or tray as `switch_radix` counts), W
-  Usd switch_price;       ///< one scale-up switch, USD
+  int switch_radix = 0;  ///< ports (links) per scale-up switch; 0: switchless
+  int switches = 0;      ///< switches per domain of `domain` GPUs when the design fixes it; 0: from the radix
+  Watts switch_power;    ///< one scale-up switch (chip or tray as `switch_radix` counts), W
+  Usd switch_price;      ///< one scale-up switch, USD
   bool price_estimate = true;  ///< switch_price is an estimate
   std::string source;          ///< where the numbers come from
 
