@@ -22,10 +22,9 @@ void add_cluster_options(po::options_description& options) {
       ("topology", po::value<std::string>()->value_name("KIND"),
        "fat-tree|rail-optimized|rail-only|dragonfly-plus|torus-2d|torus-3d")                        //
       ("switch", po::value<std::string>()->value_name("NAME"), "switch catalog name, e.g. qm9700")  //
-      (
-          "scale-up", po::value<std::string>()->value_name("NAME"),
-          "scale-up fabric catalog name, e.g. ualink-1.0 (costmodel catalog scale-up); default: the GPU's "
-          "own")  //
+      ("scale-up", po::value<std::string>()->value_name("NAME"),
+       "scale-up fabric catalog name, e.g. ualink-1.0 (costmodel catalog scale-up); default: the GPU's "
+       "own")  //
       ("oversubscription", po::value<std::string>()->value_name("R"),
        "leaf downlink:uplink bandwidth ratio (1 = non-blocking)")  //
       ("routing", po::value<std::string>()->value_name("MODE"),
