@@ -105,18 +105,21 @@ TEST_CASE("examples/open-scale-up.yaml: where each fabric wins") {
     best[text(row, "variant") + "/" + text(row, "model")] = &configs.front();
   }
   const auto step = [&](const std::string& key) { return number(*best.at(key), "step_time_s"); };
-  // Dense 1T: TP stays inside every domain and DP crosses it, so the three 72+-GPU domains are within 2% of
+  // Dense 1T: TP stays inside every domain and DP crosses it, so the three 72+-GPU domains are within 3% of
   // each other (NVL72's NVLS all-reduce gives it the TP edge); the 8-GPU meshes are >35% slower (TP comm
   // over 7 links, and deeper pipelines).
-  CHECK(step("ualink-72/dense-1t-gpt") == doctest::Approx(step("nvl72/dense-1t-gpt")).epsilon(0.02));
-  CHECK(step("ualink-1024/dense-1t-gpt") == doctest::Approx(step("nvl72/dense-1t-gpt")).epsilon(0.02));
+  CHECK(step("ualink-72/dense-1t-gpt") == doctest::Approx(step("nvl72/dense-1t-gpt")).epsilon(0.03));
+  CHECK(step("ualink-1024/dense-1t-gpt") == doctest::Approx(step("nvl72/dense-1t-gpt")).epsilon(0.03));
   CHECK(step("if-mesh-8/dense-1t-gpt") > 1.35 * step("nvl72/dense-1t-gpt"));
   CHECK(step("gaudi3-8/dense-1t-gpt") > 1.35 * step("nvl72/dense-1t-gpt"));
   // MoE 1T: a 1,024-GPU pod holds the whole 64-way expert all-to-all; 72-GPU domains cannot hold a 64-rank
-  // power-of-two group aligned, so they stop at EP 16. The pod wins by >30%.
+  // power-of-two group aligned, so they stop at EP 16. The pod's step is >20% shorter.
   CHECK(number(*best.at("ualink-1024/moe-1t"), "ep") == 64);
   CHECK(number(*best.at("nvl72/moe-1t"), "ep") == 16);
-  CHECK(step("ualink-1024/moe-1t") < 0.77 * step("nvl72/moe-1t"));
+  CHECK(step("ualink-1024/moe-1t") < 0.8 * step("nvl72/moe-1t"));
+  // On the 8-GPU meshes a 64-way expert group crosses the scale-out network: EP comm several times NVL72's.
+  CHECK(number(member(*best.at("gaudi3-8/moe-1t"), "breakdown"), "ep_comm_s") >
+        3.0 * number(member(*best.at("nvl72/moe-1t"), "breakdown"), "ep_comm_s"));
   // Capex: UALink's switches are bought on top (128 pods x 8 x $70k = $71.68M at 72; 9 pods x 192 x $70k =
   // $120.96M at 1,024); NVL72's (128 x 18 x $25k = $57.6M) are inside the GB200 price; the meshes have none.
   CHECK(number(*best.at("ualink-72/moe-1t"), "scale_up_capex_usd") == doctest::Approx(71.68e6));
