@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "costmodel/io/load.hpp"
@@ -44,14 +45,15 @@ TEST_CASE("every entry is physically sane and cites a source") {
   for (const auto& g : catalog().gpus) {
     CAPTURE(g.name);
     CHECK(!g.source.empty());
-    CHECK(g.supports(Dtype::kFp16));
+    // Half precision on tensor cores: FP16, or BF16 only (Intel publishes no FP16 peak for Gaudi 3).
+    CHECK((g.supports(Dtype::kFp16) || g.supports(Dtype::kBf16)));
     CHECK(g.hbm.value >= 16e9);
     CHECK(g.hbm_bandwidth.value >= 500e9);
     CHECK(g.scale_up.bandwidth.value > 0);
     CHECK(g.scale_up.domain >= 8);
     CHECK(g.tdp.value >= 200);
     // Dense tensor-core half precision is at least 4x the FP32 CUDA-core peak on every GPU since Volta.
-    CHECK(g.peak(Dtype::kFp16).value >= 4 * g.peak(Dtype::kFp32).value);
+    CHECK(std::max(g.peak(Dtype::kFp16), g.peak(Dtype::kBf16)).value >= 4 * g.peak(Dtype::kFp32).value);
   }
   for (const auto& l : catalog().links) {
     CAPTURE(l.name);

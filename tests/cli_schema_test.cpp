@@ -63,7 +63,8 @@ const std::string kConfiguration =
     "grad_reduce_dtype,sequence_parallel,overlap,compression,"
     "topology,oversubscription,step_time_s,tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,hfu,"
     "memory_per_gpu_bytes,fits_memory,breakdown,memory,training_days,cost_usd,energy_kwh,switches,"
-    "network_cost_usd,power_w,cost_basis,rental_cost_usd,capex_usd,gpu_capex_usd,network_capex_usd,tco_usd,"
+    "network_cost_usd,power_w,cost_basis,rental_cost_usd,capex_usd,gpu_capex_usd,network_capex_usd,scale_up_"
+    "capex_usd,scale_up_power_w,tco_usd,"
     "energy_usd,goodput,ideal_days,interruptions,cluster_mtbf_s,checkpoint_time_s,checkpoint_interval_s,gpus,"
     "parameters,active_parameters,cluster,schema_version}\n";
 const std::string kBreakdown =
@@ -74,8 +75,9 @@ const std::string kMemory =
     "{weights_bytes,gradients_bytes,optimizer_bytes,activations_bytes,logits_bytes,error_feedback_bytes,"
     "reserve_bytes,capacity_bytes,overflow}\n";
 
-const std::string kCluster = "{gpu,gpus,gpus_per_node,scale_up,scale_out}\n";
-const std::string kClusterScaleUp = "{bandwidth_Bps,domain,latency_s,efficiency,in_network_reduction}\n";
+const std::string kCluster = "{gpu,library,gpus,gpus_per_node,scale_up,scale_out}\n";
+const std::string kClusterScaleUp =
+    "{fabric,topology,bandwidth_Bps,domain,latency_s,efficiency,in_network_reduction}\n";
 const std::string kClusterScaleOut = "{topology,link,line_rate_Bps,nics_per_node,switch,oversubscription}\n";
 
 std::string configuration_at(const std::string& path) {
@@ -121,7 +123,8 @@ TEST_CASE("collective: nccl-tests' columns") {
   const std::vector<std::string> args = {"collective", "--op",        "allreduce", "--gpus",
                                          "16",         "--max-bytes", "1MiB"};
   CHECK(json_shape(with(args, {"--format", "json"})) ==
-        "{op,algo,proto,ranks,stride,nodes,topology,ring_tree_crossover_bytes,rows,schema_version}\n"
+        "{op,algo,proto,ranks,stride,nodes,topology,scale_up,library,ring_tree_crossover_bytes,rows,schema_"
+        "version}\n"
         "rows[].{size,count,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,latency_us,bandwidth_us}\n");
   CHECK(csv_header(with(args, {"--format", "csv"})) ==
         "size,count,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,latency_us,bandwidth_us,schema_version");
@@ -144,7 +147,8 @@ TEST_CASE("catalog: every catalog's fields") {
   const std::string gpus =
       "name,vendor,architecture,peak_fp32_flops,peak_tf32_flops,peak_bf16_flops,peak_fp16_flops,peak_fp8_"
       "flops,"
-      "hbm_bytes,hbm_bandwidth_Bps,host_link_Bps,scale_up_bandwidth_Bps,scale_up_domain,scale_up_latency_s,"
+      "hbm_bytes,hbm_bandwidth_Bps,host_link_Bps,scale_up,library,scale_up_bandwidth_Bps,scale_up_domain,"
+      "scale_up_latency_s,"
       "scale_up_in_network_"
       "reduction,"
       "scale_up_efficiency,tdp_w,price_usd,price_estimate,hourly_price_usd_per_h,server_price_usd_per_gpu,"
@@ -157,15 +161,16 @@ TEST_CASE("catalog: every catalog's fields") {
   const std::string switches =
       "name,vendor,radix,port_bandwidth_Bps,breakout_radix,breakout_port_bandwidth_Bps,cages,latency_s,"
       "power_w,price_usd,price_estimate,in_network_reduction,source";
+  const std::string scale_up =
+      "name,topology,bandwidth_Bps,links,link_bandwidth_Bps,domain,max_domain,latency_s,in_network_reduction,"
+      "efficiency,switches_per_domain,switch_power_w,switch_price_usd,price_estimate,source";
   const std::string models =
       "name,layers,hidden,heads,kv_heads,ffn_hidden,ffn,vocab,seq_len,tied_embeddings,bias,norm,position,"
       "moe_experts,moe_top_k,moe_every,moe_expert_ffn_hidden,moe_shared_experts,parameters_total,"
       "parameters_active,source";
-  const std::pair<const char*, std::string> catalogs[] = {{"gpus", gpus},
-                                                          {"links", links},
-                                                          {"switches", switches},
-                                                          {"models", models},
-                                                          {"topologies", "name,description"}};
+  const std::pair<const char*, std::string> catalogs[] = {
+      {"gpus", gpus},         {"links", links},   {"switches", switches},
+      {"scale-up", scale_up}, {"models", models}, {"topologies", "name,description"}};
   for (const auto& [name, keys] : catalogs) {
     CAPTURE(name);
     CHECK(csv_header({"catalog", name, "--format", "csv"}) == keys + ",schema_version");

@@ -22,6 +22,9 @@ void add_cluster_options(po::options_description& options) {
       ("topology", po::value<std::string>()->value_name("KIND"),
        "fat-tree|rail-optimized|rail-only|dragonfly-plus|torus-2d|torus-3d")                        //
       ("switch", po::value<std::string>()->value_name("NAME"), "switch catalog name, e.g. qm9700")  //
+      ("scale-up", po::value<std::string>()->value_name("NAME"),
+       "scale-up fabric catalog name, e.g. ualink-1.0 (costmodel catalog scale-up); default: the GPU's "
+       "own")  //
       ("oversubscription", po::value<std::string>()->value_name("R"),
        "leaf downlink:uplink bandwidth ratio (1 = non-blocking)")  //
       ("routing", po::value<std::string>()->value_name("MODE"),
@@ -43,6 +46,7 @@ ClusterArgs read_cluster_args(const po::variables_map& values, const Context& co
   args.options.link = string_option(values, "link");
   args.options.nics_per_node = positive_int(values, "nics-per-node", context);
   args.options.switch_name = string_option(values, "switch");
+  args.options.scale_up = string_option(values, "scale-up");
   args.options.oversubscription = positive_number(values, "oversubscription", context);
   if (const auto in_network = string_option(values, "in-network")) {
     const std::vector<std::string> known{"sharp", "none"};
@@ -85,6 +89,7 @@ std::string flag_of(const std::string& field, const ClusterOptions& o) {
   if (field.rfind("scale_out.link", 0) == 0 && o.link) return "--link";
   if (field.rfind("scale_out.switch", 0) == 0 && o.switch_name) return "--switch";
   if (field.rfind("gpu", 0) == 0 && o.gpu) return "--gpu";
+  if (field.rfind("scale_up", 0) == 0 && o.scale_up) return "--scale-up";
   return "";
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `costmodel catalog [gpus|links|switches|models|topologies]`: the catalogs with every number.
+// `costmodel catalog [gpus|links|switches|scale-up|models|topologies]`: the catalogs with every number.
 
 #include <algorithm>
 #include <string>
@@ -14,7 +14,7 @@ namespace costmodel::cli {
 
 int run_catalog(const std::vector<std::string>& args, const Context& context) {
   CommandParser parser(
-      context, "costmodel catalog [gpus|links|switches|models|topologies] [options]",
+      context, "costmodel catalog [gpus|links|switches|scale-up|models|topologies] [options]",
       "Prints a catalog with every number: SI values under unit-suffixed keys in json/csv,\n"
       "readable units in table/markdown. Without a catalog name, lists each catalog's names.\n"
       "Catalogs are read from $COSTMODEL_DATA_DIR (data/*.yaml, models/*.yaml).");

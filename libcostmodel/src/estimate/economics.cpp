@@ -17,12 +17,18 @@ Ownership ownership(const ClusterSpec& cluster, const Inventory& inventory, cons
   const double per_node = std::max(1, gpu.node.gpus);
   o.gpu_capex = Usd(gpus * (gpu.price.value + gpu.node.server_price.value / per_node));
   o.network_capex = inventory.capex;
-  o.capex = o.gpu_capex + o.network_capex;
+  o.scale_up_capex = inventory.scale_up_capex;
+  o.scale_up_power = inventory.scale_up_power;
+  // A fabric other than the GPU's own is bought and powered beside it; the GPU's own is in its prices.
+  const bool extra = !cluster.scale_up_priced_with_gpu();
+  const Usd scale_up_capex = extra ? o.scale_up_capex : Usd(0.0);
+  const Watts scale_up_power = extra ? o.scale_up_power : Watts(0.0);
+  o.capex = o.gpu_capex + o.network_capex + scale_up_capex;
   const Watts nodes(gpus * (gpu.tdp.value + gpu.node.server_power.value / per_node));
-  o.power = nodes + inventory.power;
+  o.power = nodes + inventory.power + scale_up_power;
   // Nodes draw a measured fraction of their rating while training (an 8-GPU H100 node: 76% of 10.2 kW,
   // Newkirk et al. 2025, arXiv 2506.14551); switches, NICs and optics are priced at their typical power.
-  o.power_at_load = nodes * gpu.node.load_power + inventory.power;
+  o.power_at_load = nodes * gpu.node.load_power + inventory.power + scale_up_power;
   const double amortization = o.capex.value / (economics.amortization_years * kSecondsPerYear);
   const double energy = o.power_at_load.value * economics.pue * economics.electricity.value;
   o.owned_rate = UsdPerSecond(amortization + energy);
@@ -34,6 +40,8 @@ void apply_economics(StepEstimate& e, const Goodput& goodput, const Ownership& o
                      const EstimateOptions& options) noexcept {
   e.gpus = ownership.gpus;
   e.gpu_capex = ownership.gpu_capex;
+  e.scale_up_capex = ownership.scale_up_capex;
+  e.scale_up_power = ownership.scale_up_power;
   e.capex = ownership.capex;
   e.power = ownership.power;
   e.goodput = goodput;

@@ -90,8 +90,13 @@ bool register_package_data_dir(const char* path) {
   return true;
 }
 
-std::vector<GpuSpec> load_gpus_file(const std::string& path) {
-  return read_list<GpuSpec>(path, "gpus", [](yaml::Map& m) { return yaml::read_gpu(m, nullptr); });
+std::vector<GpuSpec> load_gpus_file(const std::string& path, const std::vector<ScaleUpSpec>& fabrics) {
+  return read_list<GpuSpec>(path, "gpus", [&](yaml::Map& m) { return yaml::read_gpu(m, nullptr, &fabrics); });
+}
+
+std::vector<ScaleUpSpec> load_scale_up_file(const std::string& path) {
+  return read_list<ScaleUpSpec>(path, "scale_up",
+                                [](yaml::Map& m) { return yaml::read_scale_up(m, nullptr, true); });
 }
 
 std::vector<LinkSpec> load_links_file(const std::string& path) {
@@ -120,7 +125,11 @@ Catalog load_catalog(const std::string& root) {
   }
   Catalog catalog;
   catalog.root = root;
-  catalog.gpus = load_gpus_file((base / "data" / "gpus.yaml").string());
+  // Fabrics first: a GPU entry names its own (`scale_up: nvlink4-nvswitch`).
+  const fs::path fabrics = base / "data" / "scale_up.yaml";
+  std::error_code missing;
+  if (fs::is_regular_file(fabrics, missing)) catalog.scale_ups = load_scale_up_file(fabrics.string());
+  catalog.gpus = load_gpus_file((base / "data" / "gpus.yaml").string(), catalog.scale_ups);
   catalog.links = load_links_file((base / "data" / "links.yaml").string());
   catalog.switches = load_switches_file((base / "data" / "switches.yaml").string());
   std::vector<fs::path> model_files;

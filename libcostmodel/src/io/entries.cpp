@@ -45,9 +45,32 @@ std::vector<PortMode> read_breakouts(Map& map) {
 
 }  // namespace
 
-ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base) {
+ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base, bool catalog_entry) {
   ScaleUpSpec s = base ? *base : ScaleUpSpec{};
-  s.bandwidth = quantity_or(map, "bandwidth", base ? &base->bandwidth : nullptr);
+  if (catalog_entry) {
+    s.name = map.string("name");
+    s.source = map.string("source");
+  } else {
+    s.name = map.optional_string("name").value_or(s.name);
+    s.source = map.optional_string("source").value_or(s.source);
+  }
+  const std::vector<std::string> topologies{"switched", "full-mesh"};
+  const std::string topology =
+      catalog_entry
+          ? map.choice("topology", topologies)
+          : map.optional_choice("topology", topologies).value_or(std::string(to_string(s.topology)));
+  s.topology = *parse_scale_up_topology(topology);
+  s.links = static_cast<int>(map.optional_integer("links", 1, 1 << 12).value_or(s.links));
+  s.link_bandwidth = BytesPerSecond(
+      map.optional_quantity("link_bandwidth", Dimension::kBytesPerSecond).value_or(s.link_bandwidth.value));
+  // The bandwidth per GPU: stated, or its links times one link's (every link of a GPU at once).
+  const bool from_links = !map.has("bandwidth") && s.links > 0 && s.link_bandwidth.value > 0.0 &&
+                          (base == nullptr || map.has("links") || map.has("link_bandwidth"));
+  if (from_links) {
+    s.bandwidth = s.link_bandwidth * static_cast<double>(s.links);
+  } else {
+    s.bandwidth = quantity_or(map, "bandwidth", base ? &base->bandwidth : nullptr);
+  }
   s.latency = quantity_or(map, "latency", base ? &base->latency : nullptr, true);
   if (base) {
     s.domain = static_cast<int>(map.optional_integer("domain", 1, 1 << 20).value_or(s.domain));
@@ -56,15 +79,69 @@ ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base) {
     s.domain = static_cast<int>(map.integer("domain", 1, 1 << 20));
     s.in_network_reduction = map.boolean("in_network_reduction");
   }
+  s.max_domain = static_cast<int>(map.optional_integer("max_domain", 1, 1 << 20).value_or(s.max_domain));
   s.efficiency = map.optional_number("efficiency", 0.01, 1.0).value_or(s.efficiency);
   (void)map.optional_string("calibration");  // where the efficiencies come from: documentation only
   s.in_network_efficiency =
       map.optional_number("in_network_efficiency", 0.01, 1.0).value_or(s.in_network_efficiency);
+  s.switch_radix =
+      static_cast<int>(map.optional_integer("switch_radix", 2, 1 << 16).value_or(s.switch_radix));
+  s.switches = static_cast<int>(map.optional_integer("switches", 0, 1 << 20).value_or(s.switches));
+  s.switch_power =
+      Watts(map.optional_quantity("switch_power", Dimension::kWatts, true).value_or(s.switch_power.value));
+  s.switch_price =
+      Usd(map.optional_quantity("switch_price", Dimension::kUsd, true).value_or(s.switch_price.value));
+  s.price_estimate = map.optional_boolean("price_estimate").value_or(s.price_estimate);
+  if (s.topology == ScaleUpTopology::kFullMesh && s.switch_radix > 0) {
+    throw map.error_at("switch_radix", "a full mesh has no switches; drop switch_radix or use switched");
+  }
+  for (const std::string& problem : s.domain_problems(s.domain)) throw map.error_at("domain", problem);
   map.finish();
   return s;
 }
 
-GpuSpec read_gpu(Map& map, const GpuSpec* base) {
+namespace {
+
+// A GPU's `scale_up:`: a fabric catalog name, or a mapping (overrides of the fabric it names with `name:`
+// when the catalog has it, else of `base`, else a fabric of its own with every field given).
+ScaleUpSpec read_gpu_scale_up(Map& map, const ScaleUpSpec* base, const std::vector<ScaleUpSpec>* fabrics) {
+  const YAML::Node node = map.required("scale_up");
+  const auto find = [&](const std::string& name) -> const ScaleUpSpec* {
+    if (fabrics == nullptr) return nullptr;
+    for (const ScaleUpSpec& f : *fabrics) {
+      if (f.name == name) return &f;
+    }
+    return nullptr;
+  };
+  if (node.IsScalar()) {
+    const std::string name = as_string(map.file(), node, map.field("scale_up"));
+    if (const ScaleUpSpec* fabric = find(name)) return *fabric;
+    std::vector<std::string> names;
+    if (fabrics != nullptr) {
+      for (const ScaleUpSpec& f : *fabrics) names.push_back(f.name);
+    }
+    const std::string suggestion = closest_name(name, names);
+    throw Error(location_of(map.file(), node), map.field("scale_up"),
+                "unknown scale-up fabric '" + name + "'",
+                suggestion.empty() ? "see costmodel catalog scale-up" : "did you mean '" + suggestion + "'?");
+  }
+  Map scale_up = map.map("scale_up");
+  const ScaleUpSpec* named = nullptr;
+  if (scale_up.has("name")) {
+    named = find(as_string(map.file(), scale_up.node()["name"], scale_up.field("name")));
+  }
+  return read_scale_up(scale_up, named ? named : base, false);
+}
+
+std::string default_library(const std::string& vendor) {
+  if (vendor == "amd") return "RCCL";
+  if (vendor == "intel") return "HCCL";
+  return "NCCL";
+}
+
+}  // namespace
+
+GpuSpec read_gpu(Map& map, const GpuSpec* base, const std::vector<ScaleUpSpec>* fabrics) {
   GpuSpec g = base ? *base : GpuSpec{};
   if (base) {
     g.name = map.optional_string("name").value_or(g.name);
@@ -129,10 +206,11 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base) {
   g.architecture = *parse_gpu_architecture(architecture);
   g.host_link = BytesPerSecond(
       map.optional_quantity("host_link", Dimension::kBytesPerSecond, true).value_or(g.host_link.value));
-  if (!base || map.has("scale_up")) {
-    Map scale_up = map.map("scale_up");
-    g.scale_up = read_scale_up(scale_up, base ? &base->scale_up : nullptr);
-  }
+  if (!base || map.has("scale_up"))
+    g.scale_up = read_gpu_scale_up(map, base ? &base->scale_up : nullptr, fabrics);
+  const std::string library = map.optional_choice("library", {"NCCL", "RCCL", "HCCL"})
+                                  .value_or(base ? g.library : default_library(g.vendor));
+  g.library = library;
   g.tdp = quantity_or(map, "tdp", base ? &base->tdp : nullptr);
   g.price = quantity_or(map, "price", base ? &base->price : nullptr, true);
   g.rental_price = quantity_or(map, "hourly_price", base ? &base->rental_price : nullptr, true);

@@ -12,8 +12,10 @@
 
 namespace costmodel::yaml {
 
-/// A GPU entry; all fields required unless `base` is given, whose values are the defaults.
-[[nodiscard]] GpuSpec read_gpu(Map& map, const GpuSpec* base);
+/// A GPU entry; all fields required unless `base` is given, whose values are the defaults. Its `scale_up:`
+/// may name an entry of `fabrics` (data/scale_up.yaml), or be a mapping overriding the one its `name:` names.
+[[nodiscard]] GpuSpec read_gpu(Map& map, const GpuSpec* base,
+                               const std::vector<ScaleUpSpec>* fabrics = nullptr);
 /// A link entry; `bandwidth` is accepted for `line_rate`. Without a base only the rate is required.
 [[nodiscard]] LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry);
 /// A switch entry; `price_usd` / `power_w` are accepted for `price` / `power`. Without a base only
@@ -21,8 +23,9 @@ namespace costmodel::yaml {
 [[nodiscard]] SwitchSpec read_switch(Map& map, const SwitchSpec* base, bool catalog_entry);
 /// A model (DESIGN.md §4); `default_name` when the mapping has no name.
 [[nodiscard]] ModelSpec read_model(Map& map, const std::string& default_name);
-/// Scale-up overrides onto `base` (bandwidth, latency, domain, efficiency, in_network_reduction).
-[[nodiscard]] ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base);
+/// A scale-up fabric (data/scale_up.yaml entry when `catalog_entry`), or overrides onto `base`. A domain the
+/// fabric cannot build (a full mesh wider than its links, beyond max_domain) is an error at `domain`.
+[[nodiscard]] ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base, bool catalog_entry);
 
 /// A `training:` mapping (runs files, scenarios): every key of training_fields(), through the same
 /// set_training_field() as the command line's flags; errors at the value, unknown keys with a suggestion.

@@ -57,15 +57,20 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
   (void)map.optional_string("source");
   c.gpu = name_or_inline<GpuSpec>(
       map, "gpu", [&](const std::string& n) { return catalog.gpu(n); },
-      [](yaml::Map& m, const GpuSpec* base) { return yaml::read_gpu(m, base); });
+      [&](yaml::Map& m, const GpuSpec* base) { return yaml::read_gpu(m, base, &catalog.scale_ups); });
   c.gpus = static_cast<int>(map.integer("gpus", 1, 1 << 30));
   // Unset node fields are the GPU's typical node (data/gpus.yaml `node:`), else 8 GPUs per node.
   const NodeSpec& node = c.gpu.node;
   c.gpus_per_node = static_cast<int>(map.optional_integer("gpus_per_node", 1, 1 << 16).value_or(node.gpus));
   if (map.has("scale_up")) {
-    yaml::Map scale_up = map.map("scale_up");
-    const ScaleUpSpec base = c.scale_up_fabric();
-    c.scale_up = yaml::read_scale_up(scale_up, &base);
+    // A fabric of the catalog (`scale_up: ualink-1.0`), a mapping over one (`{name: ualink-1.0, domain:
+    // 1024}`), or overrides of the GPU's own fabric.
+    const ScaleUpSpec own = c.scale_up_fabric();
+    c.scale_up = name_or_inline<ScaleUpSpec>(
+        map, "scale_up", [&](const std::string& n) { return catalog.scale_up(n); },
+        [&](yaml::Map& m, const ScaleUpSpec* base) {
+          return yaml::read_scale_up(m, base ? base : &own, false);
+        });
   }
   yaml::Map out = map.map("scale_out");
   const std::vector<std::string> kinds{"fat-tree",       "rail-optimized", "rail-only",
@@ -192,6 +197,7 @@ ClusterSpec apply_cluster_options(ClusterSpec c, const ClusterOptions& o, const 
   }
   if (o.gpus) c.gpus = *o.gpus;
   if (o.gpus_per_node) c.gpus_per_node = *o.gpus_per_node;
+  if (o.scale_up) c.scale_up = catalog.scale_up(*o.scale_up);
   if (o.link) {
     c.link = catalog.link(*o.link);
     if (!o.switch_name) c.switch_spec = catalog.default_switch_for(c.link);

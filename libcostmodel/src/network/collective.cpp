@@ -82,6 +82,7 @@ struct Model {
   int arch = 2;         // NCCL compCapIdx: Volta, Ampere, Hopper, Blackwell
   int nodes_index = 0;  // NCCL index2: one node, two, more
   double up_bw = kMinBandwidth;
+  double pair_bw = 0.0;               // full-mesh scale-up: one link per direction; 0 when switched
   double out_bw = kMinBandwidth;      // per rank, neighbour traffic
   double out_a2a_bw = kMinBandwidth;  // per rank, all-to-all traffic
   double out_reduction_bw = 0.0;      // SHARP, per rank; 0 when off
@@ -136,6 +137,7 @@ Model model_of(const LinkPath& path) {
   m.arch = static_cast<int>(path.architecture);
   m.nodes_index = std::min(m.groups, 3) - 1;
   m.up_bw = std::max(path.scale_up.bandwidth.value, kMinBandwidth);
+  m.pair_bw = path.scale_up.pair_bandwidth.value;
   m.out_bw = std::max(path.scale_out.bandwidth.value, kMinBandwidth);
   m.out_a2a_bw = std::max(path.scale_out.all_to_all_bandwidth.value, kMinBandwidth);
   m.out_reduction_bw = path.scale_out.reduction_bandwidth.value;
@@ -387,8 +389,15 @@ Entry direct(Collective c, int proto, const Model& m) {
   const double far_hop = net_hop(nccl::kRingRow, proto, m.far_excess);
   const double up_bw = ring_protocol_bw(m, m.up_bw, proto);
   if (c == Collective::kSendRecv) {
+    const double pair = m.pair_bw > 0.0 ? ring_protocol_bw(m, m.pair_bw, proto) : up_bw;
     return make_entry(base + (m.multi ? far_hop : up_hop),
-                      m.multi ? ring_protocol_bw(m, m.out_bw, proto) : up_bw);
+                      m.multi ? ring_protocol_bw(m, m.out_bw, proto) : pair);
+  }
+  if (c == Collective::kAllReduce) {
+    // One-shot all-reduce on a full mesh, inside one domain: every rank sends its whole buffer to each peer
+    // over their own link at once and reduces what it receives (one step; the small-message all-reduce
+    // RCCL runs through MSCCL++ on MI300X, and vLLM's custom all-reduce). n crosses every link: n / pair.
+    return make_entry(base + up_hop, ring_protocol_bw(m, m.pair_bw, proto));
   }
   const double a2a_bw = ring_protocol_bw(m, m.out_a2a_bw, proto);
   const double remote_peers = m.p - m.local;
@@ -550,8 +559,18 @@ inline bool walk_applicability(Collective c, Algorithm a, const LinkPath& path, 
           c == Collective::kSendRecv) {
         return true;
       }
+      if (c == Collective::kAllReduce) {
+        if (path.scale_up.pair_bandwidth.value > 0.0 && up && !out) return true;
+        return fail([&] {
+          return std::string(
+              "direct (one-shot) allreduce needs a full-mesh scale-up domain holding the whole "
+              "communicator");
+        });
+      }
       return fail([] {
-        return std::string("direct implements only alltoall, allgather, reducescatter and sendrecv");
+        return std::string(
+            "direct implements only alltoall, allgather, reducescatter, sendrecv and (on a full mesh) "
+            "allreduce");
       });
     case Algorithm::kInNetwork: {
       if (c != Collective::kAllReduce && c != Collective::kReduceScatter && c != Collective::kAllGather) {

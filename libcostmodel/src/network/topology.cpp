@@ -189,7 +189,21 @@ NvSwitchDomain size_scale_up(const ClusterSpec& cluster) {
     domain.reduction_bandwidth = domain.bandwidth * scale_up.in_network_efficiency;
   }
   domain.latency = scale_up.latency;
+  if (scale_up.topology == ScaleUpTopology::kFullMesh) {
+    domain.pair_line_rate = std::min(scale_up.per_link(), scale_up.bandwidth);
+    domain.pair_bandwidth = domain.pair_line_rate * scale_up.efficiency;
+  }
   return domain;
+}
+
+// The scale-up fabric's switches over every domain, at its catalog price and power.
+void price_scale_up(const ClusterSpec& cluster, const NvSwitchDomain& domain, Inventory& inv) {
+  const ScaleUpSpec fabric = cluster.scale_up_fabric();
+  const int full_domains = cluster.gpus / domain.gpus;
+  const int rest = cluster.gpus % domain.gpus;
+  inv.scale_up_switches = full_domains * fabric.switches_for(domain.gpus) + fabric.switches_for(rest);
+  inv.scale_up_capex = fabric.switch_price * inv.scale_up_switches;
+  inv.scale_up_power = fabric.switch_power * inv.scale_up_switches;
 }
 
 void size_tree_fabric(const ClusterSpec& cluster, Topology& topo) {
@@ -394,6 +408,7 @@ Topology build_topology(const ClusterSpec& cluster) {
   topo.inventory.nics = topo.nodes * cluster.nics_per_node;
   topo.inventory.scale_up_domains = ceil_div(cluster.gpus, topo.scale_up.gpus);
   price(cluster, topo.ports_per_module, topo.inventory);
+  price_scale_up(cluster, topo.scale_up, topo.inventory);
   return topo;
 }
 
@@ -525,6 +540,17 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
     up.reduction_bandwidth = topo.scale_up.reduction_bandwidth;
     up.latency = up.far_latency = topo.scale_up.latency;
     up.hops = up.far_hops = 1;
+    if (topo.scale_up.pair_bandwidth.value > 0.0) {
+      // A full mesh gives a rank one link to each peer: a communicator of L ranks drives L-1 of the GPU's
+      // links, its rings one link each (RCCL builds as many rings as there are peer links, and 8 x MI300X
+      // reach 317 of 7 x 64 = 448 GB/s all-reduce busbw only with all 7: Azure ND MI300X v5 rccl-tests).
+      const double peers = per_domain - 1.0;
+      up.bandwidth = std::min(up.bandwidth, topo.scale_up.pair_bandwidth * peers);
+      up.all_to_all_bandwidth = up.bandwidth;
+      up.line_rate = std::min(up.line_rate, topo.scale_up.pair_line_rate * peers);
+      up.pair_bandwidth = topo.scale_up.pair_bandwidth;
+      up.hops = up.far_hops = 0;  // no switch between a pair
+    }
   }
 
   LevelPath& out = path.scale_out;

@@ -47,6 +47,9 @@ std::vector<ColumnOf<GpuSpec>> gpu_fields() {
        [](const GpuSpec& g) { return Json(g.hbm_bandwidth.value); }},
       {"host_link_Bps", "PCIe", "GB/s", kGiga,
        [](const GpuSpec& g) { return positive_or_null(g.host_link.value); }},
+      {"scale_up", "scale-up", "", 1,
+       [](const GpuSpec& g) { return g.scale_up.name.empty() ? Json() : Json(g.scale_up.name); }},
+      {"library", "library", "", 1, [](const GpuSpec& g) { return Json(g.library); }},
       {"scale_up_bandwidth_Bps", "scale-up bw", "GB/s", kGiga,
        [](const GpuSpec& g) { return Json(g.scale_up.bandwidth.value); }},
       {"scale_up_domain", "domain", "GPUs", 1, [](const GpuSpec& g) { return Json(g.scale_up.domain); }},
@@ -152,6 +155,35 @@ std::vector<ColumnOf<SwitchSpec>> switch_fields() {
   };
 }
 
+std::vector<ColumnOf<ScaleUpSpec>> scale_up_fields() {
+  return {
+      {"name", "name", "", 1, [](const ScaleUpSpec& s) { return Json(s.name); }},
+      {"topology", "topology", "", 1,
+       [](const ScaleUpSpec& s) { return Json(std::string(to_string(s.topology))); }},
+      {"bandwidth_Bps", "per GPU", "GB/s", kGiga,
+       [](const ScaleUpSpec& s) { return Json(s.bandwidth.value); }},
+      {"links", "links", "", 1, [](const ScaleUpSpec& s) { return s.links > 0 ? Json(s.links) : Json(); }},
+      {"link_bandwidth_Bps", "per link", "GB/s", kGiga,
+       [](const ScaleUpSpec& s) { return Json(s.per_link().value); }},
+      {"domain", "domain", "GPUs", 1, [](const ScaleUpSpec& s) { return Json(s.domain); }},
+      {"max_domain", "max", "GPUs", 1,
+       [](const ScaleUpSpec& s) { return s.largest_domain() > 0 ? Json(s.largest_domain()) : Json(); }},
+      {"latency_s", "latency", "us", kMicro, [](const ScaleUpSpec& s) { return Json(s.latency.value); }},
+      {"in_network_reduction", "in-network", "", 1,
+       [](const ScaleUpSpec& s) { return Json(s.in_network_reduction); }},
+      {"efficiency", "eff", "", 1, [](const ScaleUpSpec& s) { return Json(s.efficiency); }},
+      {"switches_per_domain", "switches", "/domain", 1,
+       [](const ScaleUpSpec& s) { return Json(s.switches_for(s.domain)); }},
+      {"switch_power_w", "switch power", "W", 1,
+       [](const ScaleUpSpec& s) { return Json(s.switch_power.value); }},
+      {"switch_price_usd", "switch price", "$", 1,
+       [](const ScaleUpSpec& s) { return Json(s.switch_price.value); }, 6},
+      {"price_estimate", "est.", "", 1, [](const ScaleUpSpec& s) { return Json(s.price_estimate); }},
+      {"source", "source", "", 1, [](const ScaleUpSpec& s) { return Json(s.source); }, 4,
+       Audience::kMachines},
+  };
+}
+
 /// A model with its parameter count, computed once.
 struct ModelRow {
   ModelSpec model;
@@ -223,7 +255,8 @@ Json names_of(const std::vector<T>& entries) {
 }  // namespace
 
 const std::vector<std::string>& catalog_names() {
-  static const std::vector<std::string> kNames = {"gpus", "links", "switches", "models", "topologies"};
+  static const std::vector<std::string> kNames = {"gpus",     "links",  "switches",
+                                                  "scale-up", "models", "topologies"};
   return kNames;
 }
 
@@ -231,11 +264,9 @@ Table catalog_summary_table(const Catalog& catalog) {
   Json topologies = Json::array();
   for (const auto kind : all_topologies()) topologies.push_back(Json(std::string(to_string(kind))));
   const std::vector<std::pair<std::string, Json>> rows = {
-      {"gpus", names_of(catalog.gpus)},
-      {"links", names_of(catalog.links)},
-      {"switches", names_of(catalog.switches)},
-      {"models", names_of(catalog.models)},
-      {"topologies", topologies},
+      {"gpus", names_of(catalog.gpus)},         {"links", names_of(catalog.links)},
+      {"switches", names_of(catalog.switches)}, {"scale-up", names_of(catalog.scale_ups)},
+      {"models", names_of(catalog.models)},     {"topologies", topologies},
   };
   Table table;
   table.columns = {Column{"catalog", "catalog", ""}, Column{"count", "count", ""},
@@ -261,6 +292,13 @@ Table catalog_table(std::string_view which, const Catalog& catalog) {
     return table;
   }
   if (which == "switches") return make_table(switch_fields(), catalog.switches);
+  if (which == "scale-up") {
+    Table table = make_table(scale_up_fields(), catalog.scale_ups);
+    table.notes = {
+        "bandwidth per direction; a full mesh's pair of GPUs shares one link; switches per domain of the "
+        "default size; est. = indicative switch price"};
+    return table;
+  }
   if (which == "models") {
     std::vector<ModelRow> rows;
     for (const auto& model : catalog.models) rows.push_back({model, count_parameters(model)});

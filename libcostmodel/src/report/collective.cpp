@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/report/configuration.hpp"
 #include "costmodel/units.hpp"
 
 namespace costmodel {
@@ -45,6 +46,9 @@ std::string describe_path(const LinkPath& path) {
   if (path.scale_up.ranks > 1) {
     text += "; scale-up " + std::to_string(path.scale_up.ranks) + " ranks per domain at " +
             format_number(path.scale_up.bandwidth.value / kGiga) + " GB/s per rank";
+    if (path.scale_up.pair_bandwidth.value > 0.0) {
+      text += " (full mesh, " + format_number(path.scale_up.pair_bandwidth.value / kGiga) + " GB/s per pair)";
+    }
   }
   if (path.scale_out.ranks > 1) {
     text += "; scale-out " + std::to_string(path.scale_out.ranks) + " domains at " +
@@ -64,8 +68,9 @@ Table collective_table(const CollectiveSweep& sweep, const ClusterSpec& cluster)
           ? std::string(to_string(sweep.algorithm))
           : std::string(to_string(sweep.algorithm)) + ", " + std::string(to_string(sweep.protocol));
   table.title = op + " (" + asked + ") on " + std::to_string(cluster.gpus) + " x " + cluster.gpu.name + ", " +
-                std::string(to_string(cluster.topology)) + " of " + cluster.link.name + ": " +
-                describe_path(sweep.path);
+                std::string(to_string(cluster.topology)) + " of " + cluster.link.name + ", " +
+                scale_up_label(cluster) + " of " + std::to_string(cluster.scale_up_domain()) + ", " +
+                cluster.gpu.library + ": " + describe_path(sweep.path);
   if (sweep.ring_tree_crossover) {
     table.notes.push_back(op + " ring/tree crossover: tree is faster below " +
                           format_quantity(sweep.ring_tree_crossover->value, Dimension::kBytes) +
@@ -91,6 +96,9 @@ Json collective_json(const CollectiveSweep& sweep, const ClusterSpec& cluster) {
   document.set("stride", sweep.stride);
   document.set("nodes", sweep.path.nodes);
   document.set("topology", std::string(to_string(cluster.topology)));
+  document.set("scale_up",
+               cluster.scale_up_fabric().name.empty() ? Json() : Json(cluster.scale_up_fabric().name));
+  document.set("library", cluster.gpu.library);
   document.set("ring_tree_crossover_bytes",
                sweep.ring_tree_crossover ? Json(sweep.ring_tree_crossover->value) : Json());
   document.set("rows", table_json(make_table(point_fields(), sweep.points)));

@@ -43,7 +43,9 @@ ClusterSpec cluster_of(const StepEstimate& e, const ClusterSpec& base) {
 Json cluster_json(const ClusterSpec& c) {
   const ScaleUpSpec up = c.scale_up_fabric();
   Json scale_up = Json::object();
-  scale_up.set("bandwidth_Bps", up.bandwidth.value)
+  scale_up.set("fabric", up.name.empty() ? Json() : Json(up.name))
+      .set("topology", std::string(to_string(up.topology)))
+      .set("bandwidth_Bps", up.bandwidth.value)
       .set("domain", c.scale_up_domain())
       .set("latency_s", up.latency.value)
       .set("efficiency", up.efficiency)
@@ -57,11 +59,18 @@ Json cluster_json(const ClusterSpec& c) {
       .set("oversubscription", c.oversubscription);
   Json o = Json::object();
   o.set("gpu", c.gpu.name)
+      .set("library", c.gpu.library)
       .set("gpus", c.gpus)
       .set("gpus_per_node", c.gpus_per_node)
       .set("scale_up", std::move(scale_up))
       .set("scale_out", std::move(scale_out));
   return o;
+}
+
+std::string scale_up_label(const ClusterSpec& c) {
+  const ScaleUpSpec up = c.scale_up_fabric();
+  if (up.name.empty() || up.name.rfind("nvlink", 0) == 0) return "NVLink domain";
+  return up.name + (up.topology == ScaleUpTopology::kFullMesh ? " full mesh" : " domain");
 }
 
 std::string describe_cluster(const ClusterSpec& c) {
@@ -78,7 +87,7 @@ std::string describe_cluster(const ClusterSpec& c) {
     if (c.topology == TopologyKind::kDragonflyPlus && c.routing == Routing::kMinimal)
       text += ", minimal routing";
   }
-  text += ", NVLink domain of " + std::to_string(c.scale_up_domain());
+  text += ", " + scale_up_label(c) + " of " + std::to_string(c.scale_up_domain()) + ", " + c.gpu.library;
   return text;
 }
 
@@ -150,6 +159,8 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("capex_usd", e.capex.value)
       .set("gpu_capex_usd", e.gpu_capex.value)
       .set("network_capex_usd", e.network_capex.value)
+      .set("scale_up_capex_usd", e.scale_up_capex.value)
+      .set("scale_up_power_w", e.scale_up_power.value)
       .set("tco_usd", usd(e.tco))
       .set("energy_usd", usd(e.energy_cost))
       .set("goodput", e.goodput.fraction)

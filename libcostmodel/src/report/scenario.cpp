@@ -139,6 +139,19 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
       {"capex_usd", "capex", "M$", 1e6, [](const RowView& v) { return Json(v.estimate.capex.value); }},
       {"gpu_capex_usd", "GPU capex", "M$", 1e6,
        [](const RowView& v) { return Json(v.estimate.gpu_capex.value); }},
+      {"gpu", "GPU", "", 1, [](const RowView& v) { return Json(v.scenario_case.request.cluster.gpu.name); }},
+      {"scale_up", "scale-up", "", 1,
+       [](const RowView& v) {
+         const ClusterSpec& c = v.scenario_case.request.cluster;
+         const std::string name = c.scale_up_fabric().name;
+         return Json((name.empty() ? std::string("own") : name) + " x" + std::to_string(c.scale_up_domain()));
+       }},
+      {"library", "library", "", 1,
+       [](const RowView& v) { return Json(v.scenario_case.request.cluster.gpu.library); }},
+      {"scale_up_capex_usd", "SU capex", "M$", 1e6,
+       [](const RowView& v) { return Json(v.estimate.scale_up_capex.value); }},
+      {"scale_up_power_w", "SU power", "kW", 1e3,
+       [](const RowView& v) { return Json(v.estimate.scale_up_power.value); }},
       {"energy_kwh", "energy", "GWh", 1e6,
        [](const RowView& v) {
          return v.estimate.energy ? Json(v.estimate.energy->value / kJoulesPerKwh) : Json();

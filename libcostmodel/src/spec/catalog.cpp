@@ -33,6 +33,9 @@ const LinkSpec& Catalog::link(std::string_view name) const {
 const SwitchSpec& Catalog::switch_spec(std::string_view name) const {
   return find(switches, name, "switch");
 }
+const ScaleUpSpec& Catalog::scale_up(std::string_view name) const {
+  return find(scale_ups, name, "scale-up fabric");
+}
 const ModelSpec& Catalog::model(std::string_view name) const {
   return find(models, name, "model");
 }

@@ -59,6 +59,10 @@ ScaleUpSpec ClusterSpec::scale_up_fabric() const {
   return fabric;
 }
 
+bool ClusterSpec::scale_up_priced_with_gpu() const {
+  return !scale_up || scale_up->name == gpu.scale_up.name;
+}
+
 int ClusterSpec::scale_up_domain() const {
   return std::min(scale_up_fabric().domain, gpus);
 }
@@ -91,6 +95,10 @@ std::vector<std::string> validate(const ClusterSpec& c) {
     reasons.push_back("scale_up.domain (" + std::to_string(scale_up.domain) +
                       ") must be a multiple or a divisor of gpus_per_node (" +
                       std::to_string(c.gpus_per_node) + ")");
+  }
+  if (scale_up.domain > 0) {
+    for (const std::string& problem : scale_up.domain_problems(scale_up.domain))
+      reasons.push_back("scale_up.domain: " + problem);
   }
   if (!(scale_up.bandwidth.value > 0.0)) reasons.push_back("scale_up.bandwidth must be positive");
   if (!(c.link.line_rate.value > 0.0)) reasons.push_back("link bandwidth must be positive");

@@ -24,6 +24,8 @@ constexpr int kMaxNicsPerGpu = 2;
 
 void check_scale_up(const ClusterSpec& c, std::vector<Warning>& out) {
   if (!c.scale_up) return;  // the GPU entry's own fabric
+  // Another catalog fabric swapped in (--scale-up ualink-1.0) has its own bandwidth, not a slip of the GPU's.
+  if (!c.scale_up->name.empty() && c.scale_up->name != c.gpu.scale_up.name) return;
   const BytesPerSecond given = c.scale_up->bandwidth;
   const BytesPerSecond catalog = c.gpu.scale_up.bandwidth;
   if (near(given.value, 2.0 * catalog.value)) {

@@ -22,8 +22,12 @@ struct Ownership {
   /// GPUs x (GPU price + server price / GPUs per catalog node): what the GPUs and their servers cost.
   Usd gpu_capex;
   Usd network_capex;  ///< switches, NICs and optics (Inventory::capex)
-  Usd capex;          ///< gpu_capex + network_capex
-  Watts power;        ///< rated IT power: GPUs at TDP, servers (NodeSpec::server_power), fabric
+  /// The scale-up fabric's switches (Inventory::scale_up_capex), counted in `capex` only when the fabric is
+  /// not the GPU's own (ClusterSpec::scale_up_priced_with_gpu()).
+  Usd scale_up_capex;
+  Watts scale_up_power;  ///< the same switches' power, in `power` on the same condition
+  Usd capex;             ///< gpu_capex + network_capex (+ scale_up_capex for a swapped-in fabric)
+  Watts power;           ///< rated IT power: GPUs at TDP, servers (NodeSpec::server_power), fabric
   /// Drawn while training: nodes at NodeSpec::load_power of their rating, the fabric at its catalog power.
   Watts power_at_load;
   UsdPerSecond owned_rate;   ///< capex / amortisation years + power_at_load x PUE x electricity

@@ -72,10 +72,12 @@ struct StepEstimate {
   Watts power;        ///< rated IT power: GPUs at TDP, their servers, the fabric
 
   // Owning the cluster and the run's interruptions (estimate/economics.hpp, estimate/goodput.hpp).
-  int gpus = 0;                              ///< GPUs of the cluster
-  Usd gpu_capex;                             ///< GPUs with their share of the servers
-  Usd capex;                                 ///< gpu_capex + network_capex
-  Goodput goodput;                           ///< interruption rate, checkpoint time and interval, goodput
+  int gpus = 0;          ///< GPUs of the cluster
+  Usd gpu_capex;         ///< GPUs with their share of the servers
+  Usd scale_up_capex;    ///< the scale-up fabric's switches (in capex unless the GPU's own fabric)
+  Watts scale_up_power;  ///< their power (in power on the same condition)
+  Usd capex;             ///< gpu_capex + network_capex (+ scale_up_capex for a swapped-in fabric)
+  Goodput goodput;       ///< interruption rate, checkpoint time and interval, goodput
   std::optional<Seconds> ideal_time;         ///< failure-free time to train the tokens
   std::optional<double> interruptions;       ///< expected over training_time
   std::optional<Usd> energy_cost;            ///< energy x the electricity price

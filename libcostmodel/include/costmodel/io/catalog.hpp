@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Loading the catalogs (spec/catalog.hpp): data/gpus.yaml, data/links.yaml, data/switches.yaml and
+// Loading the catalogs (spec/catalog.hpp): data/gpus.yaml, links.yaml, switches.yaml, scale_up.yaml and
 // models/*.yaml, strictly.
 
 #include <string>
@@ -24,8 +24,13 @@ namespace costmodel {
 /// ignored by default_data_root().
 bool register_package_data_dir(const char* path);
 
-/// The entries of a GPU catalog file (data/gpus.yaml), SI units; throws Error at FILE:LINE:COL.
-[[nodiscard]] std::vector<GpuSpec> load_gpus_file(const std::string& path);
+/// The entries of a GPU catalog file (data/gpus.yaml), SI units; throws Error at FILE:LINE:COL. A GPU's
+/// `scale_up:` may name one of `fabrics`.
+[[nodiscard]] std::vector<GpuSpec> load_gpus_file(const std::string& path,
+                                                  const std::vector<ScaleUpSpec>& fabrics = {});
+/// The entries of a scale-up fabric catalog file (data/scale_up.yaml), SI units; throws Error at
+/// FILE:LINE:COL.
+[[nodiscard]] std::vector<ScaleUpSpec> load_scale_up_file(const std::string& path);
 /// The entries of a link catalog file (data/links.yaml), SI units; throws Error at FILE:LINE:COL.
 [[nodiscard]] std::vector<LinkSpec> load_links_file(const std::string& path);
 /// The entries of a switch catalog file (data/switches.yaml), SI units; throws Error at FILE:LINE:COL.

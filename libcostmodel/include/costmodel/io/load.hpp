@@ -44,6 +44,7 @@ struct ClusterOptions {
   std::optional<double> oversubscription;
   std::optional<std::string> in_network;  ///< "sharp" or "none" (scale_out.in_network)
   std::optional<std::string> routing;     ///< "minimal" or "adaptive" (Dragonfly+)
+  std::optional<std::string> scale_up;    ///< a scale-up fabric catalog name (--scale-up), its own domain
 };
 
 /// 1,024 GPUs of catalog entry `gpu` in its typical nodes (data/gpus.yaml `node:`: GPUs per node, link, NICs,

@@ -34,6 +34,10 @@ struct Inventory {
   int scale_up_domains = 0;  ///< NVLink domains (NVL8 boards, NVL72 racks)
   Usd capex;                 ///< switches + NICs + transceivers at catalog prices (cables not priced)
   Watts power;               ///< switches + NICs + transceivers at catalog power
+  /// Scale-up switches over all domains (ScaleUpSpec::switches_for); 0 for a full mesh.
+  int scale_up_switches = 0;
+  Usd scale_up_capex;    ///< those switches at the fabric's catalog price (not in `capex`)
+  Watts scale_up_power;  ///< those switches at the fabric's catalog power (not in `power`)
 };
 
 /// The NVLink / NVSwitch (or UALink) domain; multi-node when `gpus` > GPUs per node (GB200 NVL72).
@@ -44,6 +48,10 @@ struct NvSwitchDomain {
   BytesPerSecond bandwidth;            ///< line_rate x ScaleUpSpec::efficiency
   BytesPerSecond reduction_bandwidth;  ///< NVLS: bandwidth x NCCL's NVLS efficiency; 0 without NVLS
   Seconds latency;                     ///< one step through the NVSwitch
+  /// Full mesh: one point-to-point link per direction x efficiency, the most a pair of GPUs exchanges;
+  /// 0 for a switched domain (any pair gets a GPU's whole bandwidth).
+  BytesPerSecond pair_bandwidth;
+  BytesPerSecond pair_line_rate;  ///< the same at line rate
 };
 
 /// Folded Clos with oversubscription at the leaf only; 1, 2 or 3 tiers chosen by size and radix.
@@ -152,6 +160,9 @@ struct LevelPath {
   Seconds far_latency;                 ///< one step to the farthest rank
   int hops = 0;                        ///< switches to a neighbour (torus: links)
   int far_hops = 0;                    ///< switches to the farthest rank (torus: links)
+  /// Scale-up full mesh: one link per direction, the most a pair of ranks exchanges (and what a one-shot
+  /// all-reduce moves its whole buffer over); 0 on a switched level.
+  BytesPerSecond pair_bandwidth;
 };
 
 /// What a communicator sees: plain numbers, no allocation.

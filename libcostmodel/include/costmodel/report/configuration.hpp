@@ -31,8 +31,12 @@ namespace costmodel {
 [[nodiscard]] Json cluster_json(const ClusterSpec& cluster);
 
 /// One line naming the cluster a result used, for people: "cluster: 1024 x a100-80gb, 8 per node,
-/// 8 x ib-hdr-200g per node, fat-tree 1:1 of qm8700 switches, NVLink domain of 8".
+/// 8 x ib-hdr-200g per node, fat-tree 1:1 of qm8700 switches, NVLink domain of 8, NCCL" (the scale-up
+/// fabric, and the collective library the GPU's programs call).
 [[nodiscard]] std::string describe_cluster(const ClusterSpec& cluster);
+/// "NVLink domain" for NVLink fabrics (named nvlink-* or unnamed), else "<fabric> domain" or "<fabric> full
+/// mesh".
+[[nodiscard]] std::string scale_up_label(const ClusterSpec& cluster);
 
 /// `base` with the fabric and GPU count `estimate` was evaluated on.
 [[nodiscard]] ClusterSpec cluster_of(const StepEstimate& estimate, const ClusterSpec& base);

@@ -18,6 +18,7 @@ struct Catalog {
   std::vector<GpuSpec> gpus;
   std::vector<LinkSpec> links;
   std::vector<SwitchSpec> switches;
+  std::vector<ScaleUpSpec> scale_ups;  ///< scale-up fabrics (data/scale_up.yaml)
   std::vector<ModelSpec> models;
 
   /// The GPU entry `name` (e.g. "h100-sxm"); throws Error with the closest names if there is none.
@@ -26,6 +27,8 @@ struct Catalog {
   [[nodiscard]] const LinkSpec& link(std::string_view name) const;
   /// The switch entry `name` (e.g. "qm9700"); throws Error like gpu().
   [[nodiscard]] const SwitchSpec& switch_spec(std::string_view name) const;
+  /// The scale-up fabric `name` (e.g. "ualink-1.0"); throws Error like gpu().
+  [[nodiscard]] const ScaleUpSpec& scale_up(std::string_view name) const;
   /// The model `name` of models/*.yaml (e.g. "gpt3-175b"); throws Error like gpu().
   [[nodiscard]] const ModelSpec& model(std::string_view name) const;
   /// The catalog switch whose port speed matches `link` best (qm8700 for HDR, qm9700 for NDR, ...).

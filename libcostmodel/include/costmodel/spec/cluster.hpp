@@ -60,6 +60,10 @@ struct ClusterSpec {
   [[nodiscard]] ScaleUpSpec scale_up_fabric() const;
   /// GPUs in one scale-up domain, never more than the cluster.
   [[nodiscard]] int scale_up_domain() const;
+  /// True when the scale-up fabric is the GPU entry's own (its name, or none set), whose switches the GPU's
+  /// and its server's prices and power already carry (an HGX baseboard's NVSwitches, an NVL72 rack's switch
+  /// trays); false when the cluster swaps in another fabric, whose switches are then bought and powered too.
+  [[nodiscard]] bool scale_up_priced_with_gpu() const;
 };
 
 /// Every reason `cluster` is not a usable cluster (empty when it is).

@@ -35,17 +35,53 @@ inline constexpr int kGpuArchitectureCount = 4;  ///< values of GpuArchitecture
 /// The architecture named `name`, or nullopt.
 [[nodiscard]] std::optional<GpuArchitecture> parse_gpu_architecture(std::string_view name);
 
-/// The NVLink / NVSwitch (or UALink) domain a GPU sits in.
+/// How a scale-up domain joins its GPUs: through switches (NVLink/NVSwitch, UALink, scale-up Ethernet), or
+/// by point-to-point links between every pair (AMD Infinity Fabric on an 8-GPU baseboard, Gaudi 3's
+/// on-die RoCE ports in an HLS-3 box). A torus is not modelled (no catalog entry needs it).
+enum class ScaleUpTopology { kSwitched, kFullMesh };
+/// "switched", "full-mesh".
+[[nodiscard]] std::string_view to_string(ScaleUpTopology topology);
+/// The topology named `name`, or nullopt.
+[[nodiscard]] std::optional<ScaleUpTopology> parse_scale_up_topology(std::string_view name);
+
+/// The scale-up fabric a GPU sits in (data/scale_up.yaml, or a GPU entry's own `scale_up:`).
 struct ScaleUpSpec {
-  BytesPerSecond bandwidth;           ///< per GPU, per direction
-  int domain = 8;                     ///< GPUs in one scale-up domain
-  Seconds latency;                    ///< per hop through the scale-up switch
+  std::string name;  ///< catalog name, e.g. "nvlink4-nvswitch"; "" for an unnamed fabric
+  ScaleUpTopology topology = ScaleUpTopology::kSwitched;
+  BytesPerSecond bandwidth;  ///< per GPU, per direction (all its links)
+  int domain = 8;            ///< GPUs in one scale-up domain
+  /// The largest domain the fabric builds (UALink 1.0: 1,024 per pod; a full mesh: links + 1); 0: no limit.
+  int max_domain = 0;
+  /// Links per GPU: point-to-point links to its peers in a full mesh, ports to the switches otherwise; 0 when
+  /// unknown (the whole bandwidth is one link).
+  int links = 0;
+  BytesPerSecond link_bandwidth;      ///< one link, per direction; 0: bandwidth / links
+  Seconds latency;                    ///< per hop through the scale-up switch (or link)
   bool in_network_reduction = false;  ///< NVLS / NVLink SHARP available
   double efficiency = 1.0;            ///< achievable fraction of `bandwidth` for large collectives
   /// NVLS: NCCL's NVLS efficiency (src/tuning/nvls.cc nvlsEfficiency: Hopper 0.85, Blackwell 0.74), the
   /// fraction of each NVLS channel's NVLink bandwidth the switch's reduction achieves; unused without
   /// in_network_reduction.
   double in_network_efficiency = 1.0;
+  int switch_radix = 0;  ///< ports (links) per scale-up switch; 0: switchless
+  int switches = 0;      ///< switches per domain of `domain` GPUs when the design fixes it; 0: from the radix
+  Watts switch_power;    ///< one scale-up switch (chip or tray as `switch_radix` counts), W
+  Usd switch_price;      ///< one scale-up switch, USD
+  bool price_estimate = true;  ///< switch_price is an estimate
+  std::string source;          ///< where the numbers come from
+
+  /// One link per direction: link_bandwidth, else bandwidth / links (the whole bandwidth without links).
+  [[nodiscard]] BytesPerSecond per_link() const;
+  /// The largest domain: max_domain, or for a full mesh links + 1 when smaller; 0 when unlimited.
+  [[nodiscard]] int largest_domain() const;
+  /// Scale-up switches in one domain of `gpus` GPUs: `switches` at the catalog's own domain size; else one
+  /// tier when the switch has a port per GPU (each GPU's links spread over ⌈links / ⌊radix / gpus⌋⌉
+  /// switches: GB200 NVL72's 18 links over 18 72-port NVLink switch chips), or a two-tier folded Clos per
+  /// link plane (leaves of radix/2 GPUs, half as many spines); 0 for a switchless fabric.
+  [[nodiscard]] int switches_for(int gpus) const;
+  /// Every reason this fabric cannot hold a domain of `gpus` GPUs (a full mesh wider than its links, a domain
+  /// beyond max_domain), one sentence each; empty when it can.
+  [[nodiscard]] std::vector<std::string> domain_problems(int gpus) const;
 };
 
 /// Fitted efficiency parameters of a GPU (data/gpus.yaml `efficiency:`); dimensionless.
@@ -88,7 +124,9 @@ struct GpuSpec {
   BytesPerSecond hbm_bandwidth;                             ///< HBM bandwidth, B/s
   NodeSpec node;                                            ///< its typical server and scale-out fabric
   GpuArchitecture architecture = GpuArchitecture::kHopper;  ///< NCCL's per-generation constants
-  ScaleUpSpec scale_up;                                     ///< its NVLink / NVSwitch domain
+  ScaleUpSpec scale_up;                                     ///< its own scale-up fabric (priced with it)
+  /// The collective library its programs call: "NCCL" (NVIDIA), "RCCL" (AMD), "HCCL" (Intel Gaudi).
+  std::string library = "NCCL";
   /// The GPU's host link (PCIe) per direction: the most one GPU can move to and from its NICs, whatever their
   /// number (NCCL's GPU-to-NIC path bandwidth, src/graph/topo.cc); 0 when unknown (no limit).
   BytesPerSecond host_link;
