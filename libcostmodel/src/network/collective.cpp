@@ -784,7 +784,7 @@ CollectivePath collective_path(const LinkPath& path) {
     }
     // Auto's candidates: every pair that runs, less those another pair beats at every size (its slowest
     // case, with the plateau and the smallest size correction, no slower than this one's fastest).
-    std::array<std::size_t, CollectiveTable::kMaxCandidates * 2> runs{};
+    std::array<std::size_t, static_cast<std::size_t>(CollectiveTable::kMaxCandidates) * 2> runs{};
     int count = 0;
     for (Algorithm a : kAutoCandidates) {
       for (int proto = kLL; proto <= kSimple; ++proto) {
