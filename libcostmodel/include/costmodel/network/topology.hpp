@@ -44,6 +44,7 @@ struct NvSwitchDomain {
   BytesPerSecond bandwidth;            ///< line_rate x ScaleUpSpec::efficiency
   BytesPerSecond reduction_bandwidth;  ///< NVLS: bandwidth x NCCL's NVLS efficiency; 0 without NVLS
   Seconds latency;                     ///< one step through the NVSwitch
+  ProtocolCalibration protocols;       ///< measured per-protocol constants (ScaleUpSpec::protocols)
 };
 
 /// Folded Clos with oversubscription at the leaf only; 1, 2 or 3 tiers chosen by size and radix.
@@ -117,6 +118,7 @@ struct Topology {
   BytesPerSecond nic_line_rate;  ///< per NIC port: min(link line rate, switch port rate)
   BytesPerSecond nic_bandwidth;  ///< nic_line_rate x LinkSpec::efficiency
   Seconds link_latency;
+  ProtocolCalibration link_protocols;  ///< measured per-protocol constants (LinkSpec::protocols)
   Seconds switch_latency;
   bool sharp = false;  ///< switches reduce in-network (SHARP) and the cluster has it on (in_network: sharp)
   BytesPerSecond host_link;  ///< one GPU's PCIe link per direction (GpuSpec::host_link); 0: no limit
@@ -152,6 +154,7 @@ struct LevelPath {
   Seconds far_latency;                 ///< one step to the farthest rank
   int hops = 0;                        ///< switches to a neighbour (torus: links)
   int far_hops = 0;                    ///< switches to the farthest rank (torus: links)
+  ProtocolCalibration protocols;       ///< measured per-protocol constants of the level; empty: NCCL's
 };
 
 /// What a communicator sees: plain numbers, no allocation.
