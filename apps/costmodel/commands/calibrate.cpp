@@ -206,8 +206,12 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
     emit_sink->commit();
     table.notes.push_back("wrote " + *emit_path + " (use it with --cluster)");
   }
-  if (output.format() == Format::kJson || output.format() == Format::kCsv) {
+  if (output.format() == Format::kJson) {
     emit(output, calibration_json(calibration, cluster, static_cast<int>(paths.size()), line_rate));
+    return 0;
+  }
+  if (output.format() == Format::kCsv) {  // one table per CSV: the fits (--format json has them all)
+    emit(output, table);
     return 0;
   }
   write_table(output.stream(), table, output.format());

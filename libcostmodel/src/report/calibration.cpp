@@ -62,6 +62,9 @@ std::vector<ColumnOf<FitCalibration>> fit_fields() {
          return r.calibration ? Json(r.calibration->ceiling_busbw.value) : Json();
        }},
 
+      {"latency_s", "ring latency", "us", kMicro,
+       [](const FitCalibration& r) { return r.calibration ? Json(r.calibration->latency.value) : Json(); }, 4,
+       Audience::kMachines},
       {"device", "device", "", 1, [](const FitCalibration& r) { return Json(r.fit.device); }, 4,
        Audience::kMachines},
       {"wrong", "#wrong", "", 1, [](const FitCalibration& r) { return Json(r.fit.wrong); }, 4,
