@@ -239,6 +239,6 @@ TEST_CASE(
   std::string indented;
   for (char c : entry) indented += c == '\n' ? std::string("\n  ") : std::string(1, c);
   const auto cluster = dir.path() / "cluster.yaml";
-  write(cluster, "gpu:\n  " + indented + "\ngpus: 64\nscale_out: {link: ib-ndr-400g}\n");
+  write(cluster, "gpu:\n  " + indented + "\ngpus: 1024\nscale_out: {link: ib-ndr-400g}\n");
   CHECK(estimate({"--cluster", cluster.string()}).find("step_time_s") != nullptr);
 }
