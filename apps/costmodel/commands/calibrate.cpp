@@ -21,12 +21,6 @@
 namespace costmodel::cli {
 namespace {
 
-bool has_cluster_args(const ClusterArgs& args) {
-  const auto& o = args.options;
-  return args.file || o.gpu || o.gpus || o.gpus_per_node || o.link || o.nics_per_node || o.topology ||
-         o.switch_name || o.oversubscription || o.routing;
-}
-
 std::optional<Collective> op_option(const po::variables_map& values, const Context& context) {
   const auto name = string_option(values, "op");
   if (!name) return std::nullopt;
@@ -160,8 +154,8 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
   }
   const Catalog catalog = load_catalog();
   ClusterArgs effective = cluster_args;
-  if (!has_cluster_args(cluster_args)) {
-    // The GPU the logs name, when the user names no cluster.
+  if (!cluster_args.file && !cluster_args.options.gpu) {
+    // The GPU the logs name, when the user names neither a cluster nor a GPU.
     for (const auto& log : logs) {
       if (!log.device.empty()) {
         effective.options.gpu = guess_gpu(log.device, catalog);

@@ -518,7 +518,8 @@ LevelCalibration describe_level(const LevelData& data, const LevelResult& r, con
   // Standard errors of logs are relative errors of the values.
   const auto relative = [&](int k) {
     const double se = r.fit.standard_error(k);
-    return std::isfinite(se) ? std::expm1(se) : std::numeric_limits<double>::infinity();
+    // Beyond e^3 (20x) the logs say nothing about the value: reported as unconstrained.
+    return std::isfinite(se) && se < 3.0 ? std::expm1(se) : std::numeric_limits<double>::infinity();
   };
   out.efficiency_error = relative(kEfficiency);
   for (int p = 0; p < kNcclProtocols; ++p) {
