@@ -30,14 +30,24 @@ constexpr std::array<Parameter, 4> kParameters{{
     {"overlap", 0.0, 1.0, &GpuEfficiency::overlap},
 }};
 
-// What a run measured, per GPU, in its convention: TFLOP/s as published, or its MFU x the dense peak
-// (model FLOPs).
+// What a run measured, per GPU, in its convention: TFLOP/s as published, or its MFU x the dense peak, or
+// its tokens/s or step time x the model's FLOPs per token (model FLOPs).
 std::optional<FlopsPerSecond> target(const PublishedRun& run, bool& hardware) {
   hardware = run.measured.hardware_convention;
   if (run.measured.flops_per_gpu) return run.measured.flops_per_gpu;
   if (run.measured.mfu) {
     hardware = false;
     return run.cluster.gpu.peak(run.training.dtype) * *run.measured.mfu;
+  }
+  // Throughput or step time: model FLOP/s per GPU with the model's FLOPs per token, as validate_runs().
+  const FlopsPerToken f = flops_per_token(run.model, run.model.seq_len, false);
+  const double per_token = f.forward + f.backward;
+  hardware = false;
+  if (run.measured.tokens_per_s_per_gpu)
+    return FlopsPerSecond(*run.measured.tokens_per_s_per_gpu * per_token);
+  if (run.measured.step_time && run.training.global_batch) {
+    const double tokens = static_cast<double>(*run.training.global_batch) * run.model.seq_len;
+    return FlopsPerSecond(tokens / run.measured.step_time->value / run.cluster.gpus * per_token);
   }
   return std::nullopt;
 }
@@ -113,7 +123,8 @@ GpuCalibration calibrate_gpu(const std::vector<PublishedRun>& runs,
     bool hardware = false;
     const auto measured = target(run, hardware);
     if (!measured) {
-      out.notes.push_back("run " + run.id + " measures neither TFLOP/s nor MFU; left out");
+      out.notes.push_back("run " + run.id +
+                          " measures neither TFLOP/s, MFU, tokens/s nor step time; left out");
       continue;
     }
     row.measured = *measured;
