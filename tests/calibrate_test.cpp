@@ -9,7 +9,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
+#include "costmodel/io/runs.hpp"
 #include "nccl_tests_log.hpp"
 
 using namespace costmodel;
@@ -298,4 +301,171 @@ TEST_CASE("cluster_yaml reads back as the same cluster") {
   CHECK(back.scale_up_fabric().bandwidth.value == doctest::Approx(c.scale_up->bandwidth.value));
   CHECK(back.scale_up_fabric().latency.value == doctest::Approx(c.scale_up->latency.value));
   CHECK(back.switch_spec.name == c.switch_spec.name);
+}
+
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+// 16 nodes x 8 H100 on NDR InfiniBand, as the catalog builds it from the names alone.
+ClusterSpec sixteen_nodes() {
+  ClusterOptions options;
+  options.gpu = "h100-sxm";
+  options.gpus = 128;
+  options.link = "ib-ndr-400g";
+  return apply_cluster_options(default_cluster(catalog()), options, catalog());
+}
+
+// Checks that `calibrated` reproduces `truth` at every size of 8 B .. 8 GiB through collective_cost()
+// with Auto (what `collective --cluster FILE` prints): within 10% up to 64 KiB and from 256 MiB on, 20%
+// between.
+void check_reproduces(const ClusterSpec& calibrated, const std::function<double(double)>& truth, int ranks) {
+  const CollectivePath path = collective_path(link_path(calibrated, Communicator{ranks, 1, 1}));
+  for (double n = 8; n <= 8 * kGiB; n *= 2) {
+    const double model = collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(n), path).time.value;
+    const double error = (model - truth(n)) / truth(n);
+    CAPTURE(n);
+    CAPTURE(model);
+    CAPTURE(truth(n));
+    CHECK(std::fabs(error) <= residual_band(Bytes(n)));
+  }
+}
+
+LogCalibration calibrate_synthetic(const std::function<double(double)>& truth, const ClusterSpec& start,
+                                   unsigned seed = 7) {
+  test::SyntheticLog spec;
+  spec.ranks = 128;
+  spec.nodes = 16;
+  spec.bus_factor = bus_factor(Collective::kAllReduce, 128);
+  spec.time_of = truth;
+  spec.seed = seed;
+  const NcclTestsLog log = parse_nccl_tests_log(test::synthesize_nccl_log(spec), "all_reduce_perf.txt");
+  return calibrate_logs({log}, start, std::nullopt, {"all_reduce_perf.txt"});
+}
+
+}  // namespace
+
+TEST_CASE("a two-regime truth on 16 x 8 H100 is reproduced at every size through the model") {
+  // The truth: a latency-bound regime (NCCL's LL: 28 us, 6 GB/s algbw) and a bandwidth-bound one (Simple:
+  // 120 us, 300 GB/s busbw = 151 GB/s algbw on 128 ranks), the time the faster of the two; the knee at
+  // (120 - 28) us / (1/6 - 1/151) ns/B = 575 kB. Measured with 1% noise; the model starts from the catalog's
+  // NDR link with NCCL's constants.
+  const double algbw_large = 300e9 / bus_factor(Collective::kAllReduce, 128);
+  const auto truth = [&](double n) { return std::min(28e-6 + n / 6e9, 120e-6 + n / algbw_large); };
+  const ClusterSpec start = sixteen_nodes();
+  const LogCalibration result = calibrate_synthetic(truth, start);
+  REQUIRE(result.calibrated);
+  REQUIRE(result.levels.size() == 1);
+  CHECK(result.levels.front().level == FabricLevel::kScaleOut);
+  CHECK(result.calibrated->in_network == InNetworkReduction::kNone);
+  for (const Seconds step : result.calibrated->link.protocols.step_latency) CHECK(step.value > 0.0);
+  check_reproduces(*result.calibrated, truth, 128);
+  // Before calibration the catalog's constants miss the truth somewhere by more than the bands.
+  CHECK(result.levels.front().worst_before > 0.2);
+  CHECK(result.levels.front().worst_after <= 0.2);
+  CHECK(result.levels.front().outside_band == 0);
+}
+
+TEST_CASE("constants the model was run with come back: the calibrated cluster reproduces a model-made log") {
+  // The truth is the model itself on a fabric slower than the catalog's: NDR at 70% efficiency, network steps
+  // of 4 / 6 / 20 us (LL / LL128 / Simple) and LL at 80% of NCCL's bandwidth.
+  ClusterSpec hidden = sixteen_nodes();
+  hidden.link.efficiency = 0.7;
+  hidden.link.protocols.step_latency = {Seconds(4e-6), Seconds(6e-6), Seconds(20e-6)};
+  hidden.link.protocols.bandwidth = {0.8, 1.0, 1.0};
+  const CollectivePath path = collective_path(link_path(hidden, Communicator{128, 1, 1}));
+  const auto truth = [&](double n) {
+    return collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(n), path).time.value;
+  };
+  const LogCalibration result = calibrate_synthetic(truth, sixteen_nodes(), 11);
+  REQUIRE(result.calibrated);
+  check_reproduces(*result.calibrated, truth, 128);
+  const LevelCalibration& level = result.levels.front();
+  CHECK(level.efficiency == doctest::Approx(0.7).epsilon(0.03));
+  CHECK(level.protocols.step_latency[0].value == doctest::Approx(4e-6).epsilon(0.15));
+}
+
+TEST_CASE("SHARP stays off when the log does not need it, even on a cluster that has it on") {
+  ClusterSpec start = sixteen_nodes();
+  start.in_network = InNetworkReduction::kSharp;
+  const double algbw_large = 320e9 / bus_factor(Collective::kAllReduce, 128);
+  const auto truth = [&](double n) { return std::min(34e-6 + n / 6e9, 130e-6 + n / algbw_large); };
+  const LogCalibration result = calibrate_synthetic(truth, start);
+  REQUIRE(result.calibrated);
+  CHECK(result.calibrated->in_network == InNetworkReduction::kNone);
+  // The uncalibrated SHARP cluster predicts far more than the 320 GB/s measured at 8 GiB.
+  CHECK(result.residuals.back().error_before() < -0.2);
+  CHECK(std::fabs(result.residuals.back().error_after()) < 0.1);
+}
+
+TEST_CASE("ranks come from the device lines, else nGpus x the MPI world, else busbw/algbw") {
+  test::SyntheticLog spec;
+  spec.ranks = 16;
+  spec.nodes = 2;
+  spec.bus_factor = bus_factor(Collective::kAllReduce, 16);
+  const std::string with_lines = test::synthesize_nccl_log(spec);
+  CHECK(parse_nccl_tests_log(with_lines, "a.txt").ranks == 16);
+  CHECK(parse_nccl_tests_log(with_lines, "a.txt").ranks_from == "device lines");
+
+  spec.device_lines = false;
+  const std::string bare = test::synthesize_nccl_log(spec);
+  // busbw/algbw = 2(n-1)/n on the largest row: 1.875 for 16 ranks.
+  const NcclTestsLog implied = parse_nccl_tests_log(bare, "b.txt");
+  CHECK(implied.ranks == 16);
+  CHECK(implied.ranks_from == "busbw/algbw");
+
+  const NcclTestsLog launched =
+      parse_nccl_tests_log("$ mpirun -np 16 ./all_reduce_perf -b 8 -e 8G\n" + bare, "c.txt");
+  CHECK(launched.ranks == 16);  // nThread 1 x nGpus 1 x 16 processes
+  CHECK(launched.ranks_from == "nGpus x MPI world");
+}
+
+namespace {
+
+std::vector<PublishedRun> published_runs(const std::string& gpu, size_t limit) {
+  std::vector<PublishedRun> runs;
+  for (auto& run :
+       load_published_runs(std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/published-runs.yaml", catalog())) {
+    if (run.cluster.gpu.name == gpu && runs.size() < limit) runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "GPU efficiencies the runs were made with are recovered: fit runs within 3%, a held-out run within 5%") {
+  // Truth: the A100 with gemm 0.7, half size 384, attention 0.45, overlap 0.9; each run's "measured" TFLOP/s
+  // is the model's under the truth, on the configuration the planner picks under the truth.
+  std::vector<PublishedRun> runs = published_runs("a100-80gb", 6);
+  REQUIRE(runs.size() == 6);
+  GpuSpec truth = runs.front().cluster.gpu;
+  truth.efficiency.gemm = 0.7;
+  truth.efficiency.gemm_half_size = 384;
+  truth.efficiency.attention = 0.45;
+  truth.efficiency.overlap = 0.9;
+  std::vector<PublishedRun> truth_runs = runs;
+  for (auto& run : truth_runs) run.cluster.gpu = truth;
+  const ValidationSummary made = validate_runs(truth_runs, 1);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    REQUIRE(made.rows[i].feasible);
+    runs[i].measured.flops_per_gpu = made.rows[i].predicted_flops;
+  }
+  const std::string held_out = runs.back().id;
+  const GpuCalibration fit = calibrate_gpu(runs, std::nullopt, {held_out}, {}, 1);
+  for (const auto& row : fit.rows) {
+    CAPTURE(row.id);
+    CHECK(std::fabs(row.error_after()) <= (row.fitted ? 0.03 : 0.05));
+  }
+  CHECK(fit.rms_after < fit.rms_before);
+}
+
+TEST_CASE("runs on two GPU types need --gpu; fewer runs than parameters is an error") {
+  std::vector<PublishedRun> runs = published_runs("a100-80gb", 2);
+  const std::vector<PublishedRun> h100 = published_runs("h100-sxm", 1);
+  runs.insert(runs.end(), h100.begin(), h100.end());
+  CHECK_THROWS_WITH_AS(calibrate_gpu(runs), doctest::Contains("--gpu"), Error);
+  CHECK_THROWS_WITH_AS(calibrate_gpu(runs, std::string("a100-80gb")), doctest::Contains("cannot determine"),
+                       Error);
+  CHECK(calibrate_gpu(runs, std::string("a100-80gb"), {}, {"gemm"}, 1).parameters.size() == 1);
 }

@@ -53,8 +53,9 @@ Json::Array fits(std::vector<std::string> args) {
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   const Json json = parse_json(result.out);
-  REQUIRE(json.is_array());
-  return json.as_array();
+  REQUIRE(json.is_object());
+  REQUIRE(json.find("fits") != nullptr);
+  return json.find("fits")->as_array();
 }
 
 void write(const std::filesystem::path& path, const std::string& content) {
@@ -163,7 +164,9 @@ TEST_CASE("--emit-cluster writes a cluster that --cluster accepts and that chang
   CHECK(contains(result.out, "wrote " + slow.string()));
   REQUIRE(std::filesystem::exists(slow));
   const std::string yaml = costmodel::test::read_file(slow);
-  CHECK(contains(yaml, "# scale-out from allreduce on 16 ranks"));
+  CHECK(contains(yaml, "# scale-out: Simple at "));
+  CHECK(contains(yaml, "protocols:"));
+  CHECK(!contains(yaml, "latency: 0.000ns"));  // measured latencies, never 0
   CHECK(contains(yaml, "name: ib-ndr-400g"));
 
   const Json calibrated = estimate({"--cluster", slow.string()});
@@ -191,4 +194,51 @@ TEST_CASE("--emit-cluster writes a cluster that --cluster accepts and that chang
   REQUIRE(run_cli(args).exit_code == 0);
   const Json faster = estimate({"--cluster", fast.string()});
   CHECK(number(*faster.find("breakdown"), "dp_comm_s") < number(*before, "dp_comm_s"));
+}
+
+TEST_CASE(
+    "a directory, an empty log and a multi-node fit faster than the assumed link exit 2 with one line") {
+  const TempDir dir;
+  const CliResult directory = run_cli({"calibrate", dir.path().string()});
+  CHECK(directory.exit_code == 2);
+  CHECK(contains(directory.err, "is a directory"));
+  CHECK(std::count(directory.err.begin(), directory.err.end(), '\n') == 1);
+  const auto empty = dir.path() / "all_reduce_perf.txt";
+  write(empty, "");
+  const CliResult nothing = run_cli({"calibrate", empty.string()});
+  CHECK(nothing.exit_code == 2);
+  CHECK(std::count(nothing.err.begin(), nothing.err.end(), '\n') == 1);
+
+  // 16 ranks on 2 nodes at 700 GB/s busbw: beyond 8 x NDR per node, the H100's typical node.
+  costmodel::test::SyntheticLog spec;
+  spec.ranks = 16;
+  spec.nodes = 2;
+  spec.bus_factor = costmodel::bus_factor(costmodel::Collective::kAllReduce, 16);
+  spec.beta_s_per_byte = spec.bus_factor / 700e9;
+  const auto fast = dir.path() / "fast.txt";
+  write(fast, costmodel::test::synthesize_nccl_log(spec));
+  const CliResult refused = run_cli({"calibrate", fast.string()});
+  CHECK(refused.exit_code == 2);
+  CHECK(contains(refused.err, "--link"));
+}
+
+TEST_CASE(
+    "calibrate --runs: several GPU types need --gpu; the emitted entry is accepted as a cluster's gpu") {
+  const std::string runs = std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/published-runs.yaml";
+  const CliResult mixed = run_cli({"calibrate", "--runs", runs});
+  CHECK(mixed.exit_code == 2);
+  CHECK(contains(mixed.err, "--gpu"));
+  const TempDir dir;
+  const auto gpu = dir.path() / "h100.yaml";
+  const CliResult fitted =
+      run_cli({"calibrate", "--runs", runs, "--gpu", "h100-sxm", "--emit-gpu", gpu.string()});
+  INFO(fitted.err);
+  REQUIRE(fitted.exit_code == 0);
+  CHECK(contains(fitted.out, "rms error of the fitted runs"));
+  const std::string entry = costmodel::test::read_file(gpu);
+  std::string indented;
+  for (char c : entry) indented += c == '\n' ? std::string("\n  ") : std::string(1, c);
+  const auto cluster = dir.path() / "cluster.yaml";
+  write(cluster, "gpu:\n  " + indented + "\ngpus: 1024\nscale_out: {link: ib-ndr-400g}\n");
+  CHECK(estimate({"--cluster", cluster.string()}).find("step_time_s") != nullptr);
 }

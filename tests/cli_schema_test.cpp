@@ -193,9 +193,20 @@ TEST_CASE("validate, calibrate and scenario") {
 
   const std::string log = std::string(COSTMODEL_TEST_FIXTURES) + "/nccl/multinode_run.txt";
   const std::string calibrate_row =
-      "collective,algorithm,ranks,nodes,points,alpha_s,beta_s_per_B,r_squared,worst_size_B,worst_residual,"
-      "algbw_Bps,busbw_Bps,efficiency,level,line_rate_busbw_Bps,latency_s,device,wrong";
-  CHECK(json_shape({"calibrate", log, "--format", "json"}) == "[]{" + calibrate_row + ",schema_version}\n");
+      "collective,algorithm,ranks,ranks_from,nodes,points,alpha_s,beta_s_per_B,r_squared,worst_size_B,"
+      "worst_residual,algbw_Bps,busbw_Bps,knee_B,small_alpha_s,large_busbw_Bps,efficiency,level,"
+      "line_rate_busbw_Bps,latency_s,device,wrong";
+  const std::string level_row =
+      "level,points,in_network_reduction,bandwidth_Bps,efficiency,efficiency_error,ll_step_latency_s,"
+      "ll_step_latency_error,ll_bandwidth_factor,ll_bandwidth_error,ll128_step_latency_s,"
+      "ll128_step_latency_error,ll128_bandwidth_factor,ll128_bandwidth_error,simple_step_latency_s,"
+      "simple_step_latency_error,worst_error_before,worst_error_after,outside_band";
+  const std::string residual_row =
+      "file,collective,ranks,size_B,measured_s,before_s,error_before,after_s,error_after,band,algorithm,"
+      "protocol";
+  CHECK(json_shape({"calibrate", log, "--format", "json"}) ==
+        "{fits,levels,residuals,notes,schema_version}\nfits[].{" + calibrate_row + "}\nlevels[].{" +
+            level_row + "}\nresiduals[].{" + residual_row + "}\n");
   CHECK(csv_header({"calibrate", log, "--format", "csv"}) == calibrate_row + ",schema_version");
 
   const std::string scenario = std::string(COSTMODEL_TEST_SOURCE_DIR) + "/examples/compression.yaml";

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <string>
 
@@ -22,6 +23,9 @@ struct SyntheticLog {
   std::int64_t min_bytes = 8;
   std::int64_t max_bytes = 8589934592;
   unsigned seed = 1;
+  /// The noise-free time of `n` bytes, s; when set it replaces alpha + beta n (e.g. a two-regime truth).
+  std::function<double(double)> time_of;
+  bool device_lines = true;  ///< print the "#  Rank" lines (nccl-tests does; some launchers drop them)
 };
 
 inline std::string nccl_time(double us) {
@@ -42,7 +46,7 @@ inline std::string synthesize_nccl_log(const SyntheticLog& spec) {
       static_cast<long long>(spec.min_bytes), static_cast<long long>(spec.max_bytes));
   out += buffer;
   const int per_node = spec.ranks / spec.nodes;
-  for (int r = 0; r < spec.ranks; ++r) {
+  for (int r = 0; r < (spec.device_lines ? spec.ranks : 0); ++r) {
     std::snprintf(buffer, sizeof buffer,
                   "#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:%02x:00] %s\n", r, 1000 + r,
                   ("node-" + std::to_string(r / per_node)).c_str(), r % per_node, 0x18 + r % per_node,
@@ -65,7 +69,9 @@ inline std::string synthesize_nccl_log(const SyntheticLog& spec) {
                   static_cast<long long>(n / 4), "float", "sum", -1);
     out += buffer;
     for (int half = 0; half < 2; ++half) {
-      const double t = (spec.alpha_s + spec.beta_s_per_byte * static_cast<double>(n)) * (1.0 + noise(random));
+      const double exact = spec.time_of ? spec.time_of(static_cast<double>(n))
+                                        : spec.alpha_s + spec.beta_s_per_byte * static_cast<double>(n);
+      const double t = exact * (1.0 + noise(random));
       const std::string time = nccl_time(t * 1e6);
       const double algbw = static_cast<double>(n) / (std::stod(time) * 1e-6) / 1e9;
       std::snprintf(buffer, sizeof buffer, "  %7s  %6.2f  %6.2f  %5s", time.c_str(), algbw,

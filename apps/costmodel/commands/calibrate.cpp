@@ -12,18 +12,14 @@
 #include "cli/flags.hpp"
 #include "cli/sink.hpp"
 #include "costmodel/analysis/calibrate.hpp"
+#include "costmodel/io/catalog.hpp"
 #include "costmodel/io/cluster_writer.hpp"
 #include "costmodel/io/nccl_tests.hpp"
+#include "costmodel/io/runs.hpp"
 #include "costmodel/report/calibration.hpp"
 
 namespace costmodel::cli {
 namespace {
-
-bool has_cluster_args(const ClusterArgs& args) {
-  const auto& o = args.options;
-  return args.file || o.gpu || o.gpus || o.gpus_per_node || o.link || o.nics_per_node || o.topology ||
-         o.switch_name || o.oversubscription || o.routing;
-}
 
 std::optional<Collective> op_option(const po::variables_map& values, const Context& context) {
   const auto name = string_option(values, "op");
@@ -49,11 +45,58 @@ std::optional<BytesPerSecond> line_rate_option(const po::variables_map& values, 
   return rate;
 }
 
+std::vector<std::string> list_option(const po::variables_map& values, const std::string& name) {
+  std::vector<std::string> items;
+  const auto text = string_option(values, name);
+  if (!text) return items;
+  std::string item;
+  for (const char c : *text + ",") {
+    if (c == ',') {
+      if (!item.empty()) items.push_back(item);
+      item.clear();
+    } else if (c != ' ') {
+      item += c;
+    }
+  }
+  return items;
+}
+
+// `calibrate --runs RUNS.yaml [--gpu NAME] [--emit-gpu GPU.yaml]`: the GPU's efficiencies fitted to the runs.
+int run_gpu_fit(const po::variables_map& values, const Context& context, OutputSink& output) {
+  const std::string path = *string_option(values, "runs");
+  const auto emit_path = string_option(values, "emit-gpu");
+  std::optional<OutputSink> emit_sink;
+  if (emit_path) emit_sink.emplace(OutputOptions{Format::kTable, *emit_path}, context, "--emit-gpu");
+  const Catalog catalog = load_catalog();
+  const int threads = positive_int(values, "threads", context).value_or(0);
+  const GpuCalibration fit =
+      calibrate_gpu(load_published_runs(path, catalog), string_option(values, "gpu"),
+                    list_option(values, "hold-out"), list_option(values, "fit"), threads);
+  if (emit_path) {
+    emit_sink->stream() << gpu_efficiency_yaml(fit.gpu, {"Fitted by `costmodel calibrate --runs " + path +
+                                                         "`: " + fit.gpu.name + "'s efficiencies"});
+    emit_sink->commit();
+  }
+  if (output.format() == Format::kJson || output.format() == Format::kCsv) {
+    emit(output, gpu_fit_json(fit));
+    return 0;
+  }
+  Table runs = gpu_fit_runs_table(fit);
+  if (emit_path) runs.notes.push_back("wrote " + *emit_path + " (use it as a cluster file's gpu: entry)");
+  write_table(output.stream(), gpu_fit_parameters_table(fit), output.format());
+  output.stream() << '\n';
+  write_table(output.stream(), runs, output.format());
+  output.commit();
+  return 0;
+}
+
 }  // namespace
 
 int run_calibrate(const std::vector<std::string>& args, const Context& context) {
   CommandParser parser(
-      context, "costmodel calibrate LOG... [cluster] [--emit-cluster FILE.yaml]",
+      context,
+      "costmodel calibrate LOG... [cluster] [--emit-cluster FILE.yaml]\n"
+      "       costmodel calibrate --runs RUNS.yaml [--gpu NAME] [--emit-gpu GPU.yaml]",
       "Fits t = alpha + beta x size to nccl-tests logs (all_reduce_perf, all_gather_perf, "
       "reduce_scatter_perf, alltoall_perf, sendrecv_perf, broadcast_perf), one fit per collective, "
       "algorithm and rank count, weighted by 1/t^2 so that small and large messages count alike. "
@@ -70,12 +113,30 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
       ("line-rate", po::value<std::string>()->value_name("BW"),
        "busbw the efficiency is measured against, e.g. 400Gbps [the model's busbw at line rate]")  //
       ("emit-cluster", po::value<std::string>()->value_name("FILE.yaml"),
-       "write the calibrated cluster file (replaced only once complete)");
+       "write the calibrated cluster file (replaced only once complete)")  //
+      ("runs", po::value<std::string>()->value_name("RUNS.yaml"),
+       "fit the GPU's efficiencies (gemm, gemm_half_size, attention, overlap) to measured runs "
+       "(data/published-runs.yaml's schema) instead of reading logs")  //
+      ("emit-gpu", po::value<std::string>()->value_name("GPU.yaml"),
+       "with --runs: write the GPU entry with the fitted efficiencies")  //
+      ("hold-out", po::value<std::string>()->value_name("ID,..."),
+       "with --runs: runs predicted but not fitted (a check of the fit)")  //
+      ("fit", po::value<std::string>()->value_name("NAME,..."),
+       "with --runs: the parameters to fit [gemm,gemm_half_size,attention,overlap]")  //
+      ("threads", po::value<std::string>(), "with --runs: planner threads [every core]");
   add_cluster_options(parser.options());
   add_output_options(parser.options());
   if (!parser.parse(args)) return 0;
   const auto& values = parser.values();
   OutputSink output(read_output_options(values, context), context);
+  if (values.count("runs")) {
+    if (values.count("log"))
+      throw usage_error(context, "--runs", "give either nccl-tests logs or --runs, not both");
+    return run_gpu_fit(values, context, output);
+  }
+  for (const char* flag : {"emit-gpu", "hold-out", "fit"}) {
+    if (values.count(flag)) throw usage_error(context, std::string("--") + flag, "needs --runs RUNS.yaml");
+  }
   const ClusterArgs cluster_args = read_cluster_args(values, context);
   if (!values.count("log")) throw usage_error(context, "LOG", "expected at least one nccl-tests log");
   const auto paths = values["log"].as<std::vector<std::string>>();
@@ -93,8 +154,8 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
   }
   const Catalog catalog = load_catalog();
   ClusterArgs effective = cluster_args;
-  if (!has_cluster_args(cluster_args)) {
-    // The GPU the logs name, when the user names no cluster.
+  if (!cluster_args.file && !cluster_args.options.gpu) {
+    // The GPU the logs name, when the user names neither a cluster nor a GPU.
     for (const auto& log : logs) {
       if (!log.device.empty()) {
         effective.options.gpu = guess_gpu(log.device, catalog);
@@ -103,7 +164,28 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
     }
   }
   const ClusterSpec cluster = make_cluster(effective, catalog, context);
-  const LogCalibration calibration = calibrate_logs(logs, cluster, line_rate, paths);
+  LogCalibration calibration = calibrate_logs(logs, cluster, line_rate, paths);
+  for (const auto& row : calibration.fits) {
+    const std::string what = std::string(to_string(row.fit.collective)) + " (" + row.fit.files.front() + ")";
+    if (row.fit.ranks == 1) {
+      calibration.notes.push_back("warning: " + what + ": 1 rank (" + row.fit.ranks_from +
+                                  "): a single GPU measures no fabric; check the log");
+    }
+  }
+  // A scale-out fit against a link the user did not name: say which, and refuse one the logs beat.
+  const bool link_given = cluster_args.file || cluster_args.options.link;
+  for (const auto& level : calibration.levels) {
+    if (level.level != FabricLevel::kScaleOut || link_given) continue;
+    if (level.bandwidth.value > cluster.link.line_rate.value * 1.02) {
+      throw usage_error(context, "--link",
+                        "the multi-node logs are faster than the assumed " + cluster.link.name + " x " +
+                            std::to_string(cluster.nics_per_node) + " per node",
+                        "name the pilot's fabric: --link NAME --nics-per-node N (or --cluster FILE)");
+    }
+    calibration.notes.push_back("scale-out fitted against " + cluster.link.name + " x " +
+                                std::to_string(cluster.nics_per_node) + " per node (" + cluster.gpu.name +
+                                "'s typical node); pass --link and --nics-per-node if the pilot differs");
+  }
 
   Table table = calibration_table(calibration, cluster, static_cast<int>(paths.size()), line_rate);
   if (emit_path) {
@@ -118,7 +200,20 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
     emit_sink->commit();
     table.notes.push_back("wrote " + *emit_path + " (use it with --cluster)");
   }
-  emit(output, table);
+  if (output.format() == Format::kJson) {
+    emit(output, calibration_json(calibration, cluster, static_cast<int>(paths.size()), line_rate));
+    return 0;
+  }
+  if (output.format() == Format::kCsv) {  // one table per CSV: the fits (--format json has them all)
+    emit(output, table);
+    return 0;
+  }
+  write_table(output.stream(), table, output.format());
+  output.stream() << '\n';
+  write_table(output.stream(), calibration_level_table(calibration), output.format());
+  output.stream() << '\n';
+  write_table(output.stream(), calibration_residual_table(calibration), output.format());
+  output.commit();
   return 0;
 }
 

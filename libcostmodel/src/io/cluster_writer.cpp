@@ -14,6 +14,19 @@ std::string fixed(double value, int decimals) {
   return buffer.data();
 }
 
+// The measured per-protocol constants of one level, indented under its mapping; nothing when unset.
+void write_protocols(std::ostringstream& out, const ProtocolCalibration& c, const std::string& indent) {
+  if (c.empty()) return;
+  constexpr std::array<const char*, kNcclProtocols> kNames{"ll", "ll128", "simple"};
+  out << indent << "protocols:\n";
+  for (std::size_t p = 0; p < kNames.size(); ++p) {
+    out << indent << "  " << kNames[p] << ": {";
+    if (c.step_latency[p].value > 0.0)
+      out << "step_latency: " << fixed(c.step_latency[p].value * 1e6, 4) << "us, ";
+    out << "bandwidth_factor: " << fixed(c.bandwidth[p], 6) << "}\n";
+  }
+}
+
 }  // namespace
 
 std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& comment) {
@@ -33,15 +46,17 @@ std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& c
       << "  domain: " << scale_up.domain << '\n'
       << "  efficiency: " << number(scale_up.efficiency) << '\n'
       << "  in_network_reduction: " << (scale_up.in_network_reduction ? "true" : "false") << '\n'
-      << "  in_network_efficiency: " << number(scale_up.in_network_efficiency) << '\n'
-      << "scale_out:\n"
+      << "  in_network_efficiency: " << number(scale_up.in_network_efficiency) << '\n';
+  write_protocols(out, scale_up.protocols, "  ");
+  out << "scale_out:\n"
       << "  topology: " << to_string(c.topology) << '\n'
       << "  link:\n"
       << "    name: " << c.link.name << '\n'
       << "    line_rate: " << bandwidth(c.link.line_rate) << '\n'
       << "    latency: " << seconds(c.link.latency) << '\n'
-      << "    efficiency: " << number(c.link.efficiency) << '\n'
-      << "    transport: " << to_string(c.link.transport) << '\n'
+      << "    efficiency: " << number(c.link.efficiency) << '\n';
+  write_protocols(out, c.link.protocols, "    ");
+  out << "    transport: " << to_string(c.link.transport) << '\n'
       << "    nic_price: " << fixed(c.link.nic_price.value, 2) << "USD\n"
       << "    nic_power: " << fixed(c.link.nic_power.value, 3) << "W\n"
       << "    transceiver_price: " << fixed(c.link.transceiver_price.value, 2) << "USD\n"
@@ -57,6 +72,23 @@ std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& c
     out << "]\n";
   }
   if (c.in_network == InNetworkReduction::kSharp) out << "  in_network: sharp\n";
+  return out.str();
+}
+
+std::string gpu_efficiency_yaml(const GpuSpec& gpu, const std::vector<std::string>& comment) {
+  std::ostringstream out;
+  for (const auto& line : comment) out << "# " << line << '\n';
+  const GpuEfficiency& e = gpu.efficiency;
+  std::string fitted = e.fitted;
+  for (char& ch : fitted) ch = ch == '"' ? '\'' : ch;
+  out << "name: " << gpu.name << '\n'
+      << "efficiency:\n"
+      << "  gemm: " << fixed(e.gemm, 4) << '\n'
+      << "  gemm_half_size: " << fixed(e.gemm_half_size, 1) << '\n'
+      << "  hbm: " << fixed(e.hbm, 4) << '\n'
+      << "  attention: " << fixed(e.attention, 4) << '\n'
+      << "  overlap: " << fixed(e.overlap, 4) << '\n'
+      << "  fitted: \"" << fitted << "\"\n";
   return out.str();
 }
 

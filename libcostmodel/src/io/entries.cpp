@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "entries.hpp"
 
+#include <array>
 #include <limits>
 #include <string>
 #include <vector>
@@ -41,6 +42,25 @@ std::vector<PortMode> read_breakouts(Map& map) {
     modes.push_back(mode);
   }
   return modes;
+}
+
+// `protocols: {ll: {step_latency: 2.1us, bandwidth_factor: 0.9}, ll128: {...}, simple: {...}}`: what
+// `costmodel calibrate` measured per NCCL protocol on one fabric level.
+ProtocolCalibration read_protocols(Map& map, ProtocolCalibration calibration) {
+  if (!map.has("protocols")) return calibration;
+  Map protocols = map.map("protocols");
+  constexpr std::array<const char*, kNcclProtocols> kNames{"ll", "ll128", "simple"};
+  for (std::size_t p = 0; p < kNames.size(); ++p) {
+    if (!protocols.has(kNames[p])) continue;
+    Map entry = protocols.map(kNames[p]);
+    calibration.step_latency[p] = Seconds(entry.optional_quantity("step_latency", Dimension::kSeconds)
+                                              .value_or(calibration.step_latency[p].value));
+    calibration.bandwidth[p] =
+        entry.optional_number("bandwidth_factor", 0.01, 100.0).value_or(calibration.bandwidth[p]);
+    entry.finish();
+  }
+  protocols.finish();
+  return calibration;
 }
 
 }  // namespace
@@ -84,6 +104,7 @@ ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base, bool catalog_entry)
   (void)map.optional_string("calibration");  // where the efficiencies come from: documentation only
   s.in_network_efficiency =
       map.optional_number("in_network_efficiency", 0.01, 1.0).value_or(s.in_network_efficiency);
+  s.protocols = read_protocols(map, s.protocols);
   s.switch_radix =
       static_cast<int>(map.optional_integer("switch_radix", 2, 1 << 16).value_or(s.switch_radix));
   s.switches = static_cast<int>(map.optional_integer("switches", 0, 1 << 20).value_or(s.switches));
@@ -263,6 +284,7 @@ LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry) {
   };
   l.efficiency = optional_or_required_number("efficiency", base ? l.efficiency : 1.0);
   l.latency = Seconds(quantity("latency", Dimension::kSeconds, l.latency.value));
+  l.protocols = read_protocols(map, l.protocols);
   const std::string transport =
       all_required
           ? map.choice("transport", {"rdma", "tcp"})

@@ -256,6 +256,7 @@ class LogParser {
   // command line; and NCCL_ALGO from the environment dump or NCCL's INFO lines.
   void note_names(std::string_view text) {
     if (!named_collective_) named_collective_ = collective_named_in(text, false);
+    note_world(text);
     const size_t algo = text.find("NCCL_ALGO");
     if (algo != std::string_view::npos && log_.algorithm.empty()) {
       std::string_view rest = text.substr(algo + 9);
@@ -270,6 +271,62 @@ class LogParser {
       const auto words = split_words(rest);
       if (!words.empty()) log_.algorithm = lower(words.front());
     }
+  }
+
+  // The launcher's process count: "mpirun -np 16", "srun -n 16", "--ntasks=16"; NCCL's own "nranks 16"
+  // (NCCL INFO comm ... rank 0 nranks 16 ...) when NCCL_DEBUG=INFO.
+  void note_world(std::string_view text) {
+    const auto words = split_words(text);
+    const bool launcher = std::any_of(words.begin(), words.end(), [](std::string_view w) {
+      return contains(w, "mpirun") || contains(w, "mpiexec") || contains(w, "srun") || contains(w, "orterun");
+    });
+    for (size_t i = 0; i < words.size(); ++i) {
+      const std::string_view w = words[i];
+      const auto next = [&]() -> std::optional<std::int64_t> {
+        return i + 1 < words.size() ? to_integer(words[i + 1]) : std::nullopt;
+      };
+      if (launcher && world_ == 0) {
+        if ((w == "-np" || w == "-n" || w == "--np" || w == "--ntasks") && next())
+          world_ = static_cast<int>(*next());
+        for (std::string_view prefix : {"--ntasks=", "-np=", "--np="}) {
+          if (w.substr(0, prefix.size()) == prefix) {
+            if (auto v = to_integer(w.substr(prefix.size()))) world_ = static_cast<int>(*v);
+          }
+        }
+      }
+      if (w == "nranks" && contains(text, "NCCL INFO") && next() && nccl_ranks_ == 0) {
+        nccl_ranks_ = static_cast<int>(*next());
+      }
+    }
+  }
+
+  // The rank count nccl-tests' bus factor implies (doc/PERFORMANCE.md: AllReduce busbw = algbw x 2(n-1)/n;
+  // ReduceScatter, AllGather, AllToAll (n-1)/n), read on the row with the largest algbw (most digits); 0 when
+  // the collective's factor does not depend on n or the row is too coarse to tell.
+  int ranks_from_bus_factor() const {
+    if (!log_.collective) return 0;
+    const NcclTestsPoint* best = nullptr;
+    for (const auto& p : log_.points) {
+      if (best == nullptr || p.algbw.value > best->algbw.value) best = &p;
+    }
+    if (best == nullptr || best->algbw.value < 1e9) return 0;  // below 1 GB/s: 3 digits at most
+    const double r = best->busbw.value / best->algbw.value;
+    double n = 0;
+    switch (*log_.collective) {
+      case Collective::kAllReduce:
+        n = r < 2.0 ? 2.0 / (2.0 - r) : 0.0;
+        break;
+      case Collective::kReduceScatter:
+      case Collective::kAllGather:
+      case Collective::kAllToAll:
+        n = r < 1.0 ? 1.0 / (1.0 - r) : 0.0;
+        break;
+      default:
+        return 0;
+    }
+    const double rounded = std::round(n);
+    if (!(rounded >= 1.0) || rounded > 1e6 || std::fabs(n - rounded) > 0.05 * rounded) return 0;
+    return static_cast<int>(rounded);
   }
 
   // `start`: the first character of the line, for 1-based columns in errors.
@@ -320,11 +377,25 @@ class LogParser {
   }
 
   void finish() {
-    log_.ranks = rank_lines_ > 0 ? rank_lines_ : threads_ * gpus_per_process_;
     log_.nodes = static_cast<int>(hosts_.size());
     log_.collective = named_collective_;
     if (!log_.collective) {
       log_.collective = collective_named_in(std::filesystem::path(log_.file).filename().string(), true);
+    }
+    // Ranks: the device lines; else GPUs per process times the processes; else the bus factor.
+    const int per_process = threads_ * gpus_per_process_;
+    if (rank_lines_ > 0) {
+      log_.ranks = rank_lines_;
+      log_.ranks_from = "device lines";
+    } else if (per_process > 0 && (world_ > 0 || nccl_ranks_ > 0)) {
+      log_.ranks = nccl_ranks_ > 0 ? nccl_ranks_ : per_process * world_;
+      log_.ranks_from = nccl_ranks_ > 0 ? "NCCL's nranks" : "nGpus x MPI world";
+    } else if (const int implied = ranks_from_bus_factor(); implied > 0) {
+      log_.ranks = implied;
+      log_.ranks_from = "busbw/algbw";
+    } else if (per_process > 0) {
+      log_.ranks = per_process;
+      log_.ranks_from = "nThread x nGpus";
     }
   }
 
@@ -338,6 +409,8 @@ class LogParser {
   int threads_ = 0;
   int gpus_per_process_ = 0;
   int rank_lines_ = 0;
+  int world_ = 0;       // processes the launcher started (-np)
+  int nccl_ranks_ = 0;  // NCCL INFO's nranks
   std::set<std::string> hosts_;
   std::optional<Collective> named_collective_;
 };

@@ -96,6 +96,12 @@ struct Model {
   double out_excess = 0.0;            // s per network step to a neighbour
   double far_excess = 0.0;            // s per network step to the farthest rank
   bool cross_rail = false;
+  // Measured per-protocol constants (ProtocolCalibration): one ring step per level, s (0: NCCL's), and the
+  // factor on the protocol's bandwidth of a communicator inside one domain (up) or across domains (out).
+  std::array<double, nccl::kProtocols> up_step{};
+  std::array<double, nccl::kProtocols> out_step{};
+  std::array<double, nccl::kProtocols> up_bw_factor{1.0, 1.0, 1.0};
+  std::array<double, nccl::kProtocols> out_bw_factor{1.0, 1.0, 1.0};
   int torus_ring_steps = 0;
   int torus_dimensions = 0;
 };
@@ -168,6 +174,12 @@ Model model_of(const LinkPath& path) {
     m.far_excess = network_excess(path, path.scale_out.far_latency, path.scale_out.far_hops);
   }
   m.cross_rail = path.cross_rail_via_scale_up;
+  for (std::size_t proto = 0; proto < nccl::kProtocols; ++proto) {
+    m.up_step[proto] = path.scale_up.protocols.step_latency[proto].value;
+    m.out_step[proto] = path.scale_out.protocols.step_latency[proto].value;
+    m.up_bw_factor[proto] = path.scale_up.protocols.bandwidth[proto];
+    m.out_bw_factor[proto] = path.scale_out.protocols.bandwidth[proto];
+  }
   for (int k : path.torus_extent) m.torus_ring_steps += k - 1;
   m.torus_dimensions = path.torus_dimensions;
   return m;
@@ -175,12 +187,18 @@ Model model_of(const LinkPath& path) {
 
 // NCCL's latency tables in seconds: one NVLink step (plus the scale-up excess), one network step (plus the
 // network excess, twice for Simple).
+// A measured ring step (calibrate) replaces both, NCCL's other rows scaled by the same ratio to its ring row.
 double nvlink_hop(const Model& m, nccl::Row row, int proto) {
-  return nccl::kNvlinkLatency[row][static_cast<std::size_t>(proto)] * kMicro + m.up_excess;
+  const auto p = static_cast<std::size_t>(proto);
+  if (m.up_step[p] > 0.0)
+    return m.up_step[p] * nccl::kNvlinkLatency[row][p] / nccl::kNvlinkLatency[nccl::kRingRow][p];
+  return nccl::kNvlinkLatency[row][p] * kMicro + m.up_excess;
 }
-double net_hop(nccl::Row row, int proto, double excess) {
-  return nccl::kNetLatency[row][static_cast<std::size_t>(proto)] * kMicro +
-         (proto == kSimple ? 2 : 1) * excess;
+double net_hop(const Model& m, nccl::Row row, int proto, double excess) {
+  const auto p = static_cast<std::size_t>(proto);
+  if (m.out_step[p] > 0.0)
+    return m.out_step[p] * nccl::kNetLatency[row][p] / nccl::kNetLatency[nccl::kRingRow][p];
+  return nccl::kNetLatency[row][p] * kMicro + (proto == kSimple ? 2 : 1) * excess;
 }
 double base_latency(nccl::Row row, int proto) {
   return nccl::kBaseLatency[row][static_cast<std::size_t>(proto)] * kMicro;
@@ -223,7 +241,7 @@ Entry make_entry(double latency, double bandwidth) {
 Entry ring(Collective c, int proto, const Model& m) {
   const int steps = ring_steps(c, m.p);
   const double bw = ring_protocol_bw(m, m.ring_busbw, proto) * m.p / steps;
-  const double out = net_hop(m.local == 1 ? nccl::kTreeRow : nccl::kRingRow, proto, m.out_excess);
+  const double out = net_hop(m, m.local == 1 ? nccl::kTreeRow : nccl::kRingRow, proto, m.out_excess);
   if (c == Collective::kBroadcast || c == Collective::kReduce) {
     const int inter = m.groups - 1;
     const double hop = nvlink_hop(m, proto == kSimple ? nccl::kTreeRow : nccl::kRingRow, proto);
@@ -257,7 +275,7 @@ Entry tree(int proto, const Model& m) {
   }
   const double latency = base_latency(nccl::kTreeRow, proto) +
                          2.0 * ((m.local - 1) * nvlink_hop(m, nccl::kTreeRow, proto) +
-                                floor_log2(m.groups) * net_hop(nccl::kTreeRow, proto, m.far_excess));
+                                floor_log2(m.groups) * net_hop(m, nccl::kTreeRow, proto, m.far_excess));
   Entry e = make_entry(latency, 0.5 * busbw);
   e.correction = nccl::kTreeCorrectionEntries;
   return e;
@@ -288,12 +306,12 @@ Entry in_network(Collective c, const Model& m) {
     return e;
   }
   if (m.local == 1) {
-    return make_entry(net_hop(nccl::kCollNetChainRow, kSimple, m.far_excess), m.out_reduction_bw);
+    return make_entry(net_hop(m, nccl::kCollNetChainRow, kSimple, m.far_excess), m.out_reduction_bw);
   }
   const double domain_rate = nvls_busbw(c, m) * m.local / ring_steps(c, m.local);
   const double network_rate = m.local * m.out_reduction_bw;
   Entry e =
-      make_entry(nvlink_hop(m, nccl::kNvlsRow, kSimple) + net_hop(nccl::kNvlsRow, kSimple, m.far_excess),
+      make_entry(nvlink_hop(m, nccl::kNvlsRow, kSimple) + net_hop(m, nccl::kNvlsRow, kSimple, m.far_excess),
                  std::min(domain_rate, network_rate));
   e.correction = nccl::kNvlsTreeCorrectionEntries;
   return e;
@@ -312,7 +330,7 @@ Entry nvls_tree(const Model& m) {
                      kGiga;
   const double busbw = channels * std::min({intra, inter, cap});
   const double latency = nvlink_hop(m, nccl::kNvlsTreeRow, kSimple) +
-                         2.0 * floor_log2(m.groups) * net_hop(nccl::kNvlsTreeRow, kSimple, m.far_excess);
+                         2.0 * floor_log2(m.groups) * net_hop(m, nccl::kNvlsTreeRow, kSimple, m.far_excess);
   Entry e = make_entry(latency, busbw * m.p / ring_steps(Collective::kAllReduce, m.p));
   e.correction = nccl::kNvlsTreeCorrectionEntries;
   return e;
@@ -337,7 +355,7 @@ Entry halving_doubling(Collective c, int proto, const Model& m) {
   const int log_local = ceil_log2(m.local);
   const int log_groups = ceil_log2(m.groups);
   const double up_hop = nvlink_hop(m, nccl::kRingRow, proto);
-  const double far_hop = net_hop(nccl::kRingRow, proto, m.far_excess);
+  const double far_hop = net_hop(m, nccl::kRingRow, proto, m.far_excess);
   const double step_latency = log_local * up_hop + log_groups * far_hop;
   const double base = base_latency(nccl::kRingRow, proto);
   if (c == Collective::kAllToAll) {
@@ -368,14 +386,14 @@ Entry hierarchical(Collective c, int proto, const Model& m) {
     const double up = (m.local - 1.0) / m.local / up_bw;
     const double out = (m.groups - 1.0) / m.groups / a2a_bw;
     return make_entry(
-        base + (m.local - 1) * up_hop + (m.groups - 1) * net_hop(nccl::kRingRow, proto, m.far_excess),
+        base + (m.local - 1) * up_hop + (m.groups - 1) * net_hop(m, nccl::kRingRow, proto, m.far_excess),
         1.0 / std::max(up, out));
   }
   const double out_bw = ring_protocol_bw(m, m.out_bw, proto);
   const double passes = c == Collective::kAllReduce ? 2.0 : 1.0;
   const LevelTimes t = two_level_rs(m, up_bw, out_bw);
   return make_entry(base + passes * ((m.local - 1) * up_hop +
-                                     (m.groups - 1) * net_hop(nccl::kRingRow, proto, m.out_excess)),
+                                     (m.groups - 1) * net_hop(m, nccl::kRingRow, proto, m.out_excess)),
                     1.0 / (passes * std::max(t.up, t.out)));
 }
 
@@ -386,7 +404,7 @@ Entry hierarchical(Collective c, int proto, const Model& m) {
 Entry direct(Collective c, int proto, const Model& m) {
   const double base = base_latency(nccl::kRingRow, proto);
   const double up_hop = nvlink_hop(m, nccl::kRingRow, proto);
-  const double far_hop = net_hop(nccl::kRingRow, proto, m.far_excess);
+  const double far_hop = net_hop(m, nccl::kRingRow, proto, m.far_excess);
   const double up_bw = ring_protocol_bw(m, m.up_bw, proto);
   if (c == Collective::kSendRecv) {
     const double pair = m.pair_bw > 0.0 ? ring_protocol_bw(m, m.pair_bw, proto) : up_bw;
@@ -421,7 +439,7 @@ Entry torus_bucket(Collective c, int proto, const Model& m) {
       two_level_rs(m, ring_protocol_bw(m, m.up_bw, proto), links * ring_protocol_bw(m, m.out_bw, proto));
   return make_entry(base_latency(nccl::kRingRow, proto) +
                         passes * ((m.local - 1) * nvlink_hop(m, nccl::kRingRow, proto) +
-                                  m.torus_ring_steps * net_hop(nccl::kRingRow, proto, m.out_excess)),
+                                  m.torus_ring_steps * net_hop(m, nccl::kRingRow, proto, m.out_excess)),
                     1.0 / (passes * (t.up + t.out)));
 }
 
@@ -433,7 +451,7 @@ bool runs_protocol(Algorithm a, int proto) {
   return true;
 }
 
-Entry evaluate(Collective c, Algorithm a, int proto, const Model& m) {
+Entry evaluate_uncalibrated(Collective c, Algorithm a, int proto, const Model& m) {
   switch (a) {
     case Algorithm::kRing:
       return ring(c, proto, m);
@@ -455,6 +473,14 @@ Entry evaluate(Collective c, Algorithm a, int proto, const Model& m) {
       break;
   }
   return {};
+}
+
+// A measured factor on the protocol's bandwidth (ProtocolCalibration) of the level the communicator spans.
+Entry evaluate(Collective c, Algorithm a, int proto, const Model& m) {
+  Entry e = evaluate_uncalibrated(c, a, proto, m);
+  const double factor = (m.multi ? m.out_bw_factor : m.up_bw_factor)[static_cast<std::size_t>(proto)];
+  if (e.runs() && factor != 1.0) e.seconds_per_byte /= factor;
+  return e;
 }
 
 // What Auto chooses from, in NCCL's order for ties (tree, ring, CollNet, NVLS, NVLSTree): the algorithms

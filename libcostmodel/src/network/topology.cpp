@@ -193,6 +193,7 @@ NvSwitchDomain size_scale_up(const ClusterSpec& cluster) {
     domain.pair_line_rate = std::min(scale_up.per_link(), scale_up.bandwidth);
     domain.pair_bandwidth = domain.pair_line_rate * scale_up.efficiency;
   }
+  domain.protocols = scale_up.protocols;
   return domain;
 }
 
@@ -385,6 +386,7 @@ Topology build_topology(const ClusterSpec& cluster) {
   topo.nic_line_rate = port_limited ? mode.port_bandwidth : cluster.link.line_rate;
   topo.nic_bandwidth = topo.nic_line_rate * cluster.link.efficiency;
   topo.link_latency = cluster.link.latency;
+  topo.link_protocols = cluster.link.protocols;
   topo.switch_latency = switched ? cluster.switch_spec.latency : Seconds(0.0);
   topo.sharp = switched && cluster.switch_spec.in_network_reduction == InNetworkReduction::kSharp &&
                cluster.in_network == InNetworkReduction::kSharp;
@@ -551,11 +553,13 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
       up.pair_bandwidth = topo.scale_up.pair_bandwidth;
       up.hops = up.far_hops = 0;  // no switch between a pair
     }
+    up.protocols = topo.scale_up.protocols;
   }
 
   LevelPath& out = path.scale_out;
   out.ranks = ceil_div(comm.ranks, per_domain);
   if (out.ranks == 1) return path;
+  out.protocols = topo.link_protocols;
 
   // The node's NICs are shared by its ranks of this and of the concurrent communicators.
   const int sharers = std::min(topo.gpus_per_node, path.ranks_per_node * comm.concurrent_groups);

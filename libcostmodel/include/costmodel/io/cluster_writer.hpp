@@ -15,4 +15,9 @@ namespace costmodel {
 [[nodiscard]] std::string cluster_yaml(const ClusterSpec& cluster,
                                        const std::vector<std::string>& comment = {});
 
+/// The efficiencies of `gpu` as a GPU entry over its catalog entry (`name` plus `efficiency:`), which a
+/// cluster file's or a runs file's `gpu:` reads as an override of the catalog's. `comment` lines first.
+[[nodiscard]] std::string gpu_efficiency_yaml(const GpuSpec& gpu,
+                                              const std::vector<std::string>& comment = {});
+
 }  // namespace costmodel

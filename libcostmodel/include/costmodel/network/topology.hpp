@@ -52,6 +52,7 @@ struct NvSwitchDomain {
   /// 0 for a switched domain (any pair gets a GPU's whole bandwidth).
   BytesPerSecond pair_bandwidth;
   BytesPerSecond pair_line_rate;  ///< the same at line rate
+  ProtocolCalibration protocols;  ///< measured per-protocol constants (ScaleUpSpec::protocols)
 };
 
 /// Folded Clos with oversubscription at the leaf only; 1, 2 or 3 tiers chosen by size and radix.
@@ -125,6 +126,7 @@ struct Topology {
   BytesPerSecond nic_line_rate;  ///< per NIC port: min(link line rate, switch port rate)
   BytesPerSecond nic_bandwidth;  ///< nic_line_rate x LinkSpec::efficiency
   Seconds link_latency;
+  ProtocolCalibration link_protocols;  ///< measured per-protocol constants (LinkSpec::protocols)
   Seconds switch_latency;
   bool sharp = false;  ///< switches reduce in-network (SHARP) and the cluster has it on (in_network: sharp)
   BytesPerSecond host_link;  ///< one GPU's PCIe link per direction (GpuSpec::host_link); 0: no limit
@@ -163,6 +165,7 @@ struct LevelPath {
   /// Scale-up full mesh: one link per direction, the most a pair of ranks exchanges (and what a one-shot
   /// all-reduce moves its whole buffer over); 0 on a switched level.
   BytesPerSecond pair_bandwidth;
+  ProtocolCalibration protocols;  ///< measured per-protocol constants of the level; empty: NCCL's
 };
 
 /// What a communicator sees: plain numbers, no allocation.

@@ -35,6 +35,28 @@ inline constexpr int kGpuArchitectureCount = 4;  ///< values of GpuArchitecture
 /// The architecture named `name`, or nullopt.
 [[nodiscard]] std::optional<GpuArchitecture> parse_gpu_architecture(std::string_view name);
 
+/// NCCL's protocols, in the order of its tables (NCCL_PROTO_LL, NCCL_PROTO_LL128, NCCL_PROTO_SIMPLE).
+inline constexpr int kNcclProtocols = 3;
+
+/// What nccl-tests measured on one fabric level, per NCCL protocol (LL, LL128, Simple), written by
+/// `costmodel calibrate`: the time of one ring step over the level, which replaces NCCL's per-step constant
+/// (src/tuning/cost_model.cc hwLatencies, ring row; the other algorithms' rows scale alike) and the level's
+/// own latency; and a factor on the protocol's bandwidth (Simple's is the level's `efficiency`). Unset
+/// (step latency 0, factor 1): NCCL's model as is.
+struct ProtocolCalibration {
+  std::array<Seconds, kNcclProtocols> step_latency{};  ///< 0: NCCL's constant plus the level's latency
+  std::array<double, kNcclProtocols> bandwidth{1.0, 1.0, 1.0};  ///< factor on the protocol's bandwidth
+  /// True when nothing is set (the model runs NCCL's constants).
+  [[nodiscard]] bool empty() const {
+    for (int p = 0; p < kNcclProtocols; ++p) {
+      if (step_latency[static_cast<std::size_t>(p)].value > 0.0 ||
+          bandwidth[static_cast<std::size_t>(p)] != 1.0)
+        return false;
+    }
+    return true;
+  }
+};
+
 /// How a scale-up domain joins its GPUs: through switches (NVLink/NVSwitch, UALink, scale-up Ethernet), or
 /// by point-to-point links between every pair (AMD Infinity Fabric on an 8-GPU baseboard, Gaudi 3's
 /// on-die RoCE ports in an HLS-3 box). A torus is not modelled (no catalog entry needs it).
@@ -82,6 +104,7 @@ struct ScaleUpSpec {
   /// Every reason this fabric cannot hold a domain of `gpus` GPUs (a full mesh wider than its links, a domain
   /// beyond max_domain), one sentence each; empty when it can.
   [[nodiscard]] std::vector<std::string> domain_problems(int gpus) const;
+  ProtocolCalibration protocols;  ///< measured per-protocol constants (calibrate); empty: NCCL's
 };
 
 /// Fitted efficiency parameters of a GPU (data/gpus.yaml `efficiency:`); dimensionless.
@@ -151,10 +174,11 @@ enum class Transport { kRdma, kTcp };
 
 /// A scale-out link (NIC + cable/optics) of the catalog.
 struct LinkSpec {
-  std::string name;          ///< catalog name, e.g. "ib-ndr-400g"
-  BytesPerSecond line_rate;  ///< per direction
-  double efficiency = 1.0;   ///< achievable fraction of line rate for large messages (nccl-tests busbw)
-  Seconds latency;           ///< end-to-end per-message latency excluding switch hops
+  std::string name;               ///< catalog name, e.g. "ib-ndr-400g"
+  BytesPerSecond line_rate;       ///< per direction
+  double efficiency = 1.0;        ///< achievable fraction of line rate for large messages (nccl-tests busbw)
+  Seconds latency;                ///< end-to-end per-message latency excluding switch hops
+  ProtocolCalibration protocols;  ///< measured per-protocol constants (calibrate); empty: NCCL's
   Transport transport = Transport::kRdma;
   bool gpudirect =
       true;  ///< NIC reads and writes GPU memory directly (GPUDirect RDMA); false: staged in host memory
