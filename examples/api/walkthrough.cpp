@@ -67,7 +67,7 @@ costmodel::PlanResult fastest(const costmodel::ModelSpec& model, const costmodel
   costmodel::PlanRequest request = costmodel::plan_request(model, cluster, training);
   request.objective = costmodel::Objective::kTime;  // or kCost, kSwitches
   request.top_k = 3;
-  const costmodel::PlanResult result = costmodel::plan(request);
+  costmodel::PlanResult result = costmodel::plan(request);
   std::cout << result.feasible << " of " << result.evaluated << " candidates feasible\n";
   return result;
 }

@@ -123,7 +123,7 @@ std::vector<int> divisors(std::int64_t n) {
 
 CandidateSpace::CandidateSpace(const SearchSpace& space, const ModelSpec& model, int gpus,
                                int scale_up_domain, const TrainingSettings& training)
-    : gpus_(gpus), layers_(model.layers), training_(training) {
+    : gpus_(gpus), training_(training) {
   if (gpus < 1) throw Error("the GPU count must be positive, not " + std::to_string(gpus));
   if (training.global_batch < 1) {
     throw Error("the global batch must be positive, not " + std::to_string(training.global_batch));

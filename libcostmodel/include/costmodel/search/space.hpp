@@ -111,7 +111,6 @@ class CandidateSpace {
   static constexpr int kMaxChoices = 4;
 
   int gpus_ = 0;
-  int layers_ = 1;
   TrainingSettings training_;
   std::vector<ParallelSplit> splits_;
   std::vector<std::pair<int, std::vector<StageLayout>>> layouts_;  // per distinct pp, ascending pp
