@@ -101,7 +101,7 @@ inline BoundedFit bounded_levenberg_marquardt(const ResidualFunction& f, Eigen::
   fit.at_bound.assign(static_cast<size_t>(n), false);
   // Covariance over the columns that carry information; a pseudo-inverse keeps tied parameters finite.
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(jtj);
-  const Eigen::VectorXd values = eigen.eigenvalues();
+  const Eigen::VectorXd& values = eigen.eigenvalues();
   const double largest = values.size() > 0 ? values.maxCoeff() : 0.0;
   Eigen::MatrixXd inverse = Eigen::MatrixXd::Zero(n, n);
   for (Eigen::Index k = 0; k < n; ++k) {
