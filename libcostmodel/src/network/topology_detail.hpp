@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Private to network/: what topology.cpp (sizing each fabric) and link_path.cpp (a communicator's path
+// through it) share.
+
+namespace costmodel::detail {
+
+constexpr int ceil_div(long long a, long long b) {
+  return static_cast<int>((a + b - 1) / b);
+}
+
+}  // namespace costmodel::detail
