@@ -34,9 +34,11 @@ plan: deps $(BUILD)/CMakeCache.txt
 TEST_BUILD ?= build-test
 SANITIZE ?= address,undefined
 SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+# -O1: what the AddressSanitizer documentation recommends for sanitized builds ("use -O1 or higher" for
+# reasonable performance), and about half the compile time of -O3 on CI's two cores.
 test: deps format-check
-	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Release -DCOSTMODEL_WERROR=ON \
-	  -DCOSTMODEL_SANITIZE=$(SANITIZE) -DCMAKE_EXPORT_COMPILE_COMMANDS=ON $(CMAKE_FLAGS)
+	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
+	  -DCOSTMODEL_WERROR=ON -DCOSTMODEL_SANITIZE=$(SANITIZE) -DCMAKE_EXPORT_COMPILE_COMMANDS=ON $(CMAKE_FLAGS)
 	cmake --build $(TEST_BUILD) -j$(JOBS)
 	$(MAKE) --no-print-directory tidy-check BUILD=$(TEST_BUILD)
 	$(SANITIZER_ENV) $(MAKE) --no-print-directory docs-check BUILD=$(TEST_BUILD)
