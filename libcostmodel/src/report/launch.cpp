@@ -1,37 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "costmodel/report/launch.hpp"
 
-#include <algorithm>
 #include <sstream>
 
 #include "costmodel/report/configuration.hpp"
 
 namespace costmodel {
 namespace {
-
-/// How Megatron-LM is told an uneven split: decoder-first/last layer counts when vpp divides every stage's
-/// layers, else the account-for layout (the embedding and/or the loss counted as one layer of its stage),
-/// the two layouts spec/strategy.cpp accepts.
-struct StageLayout {
-  bool uneven = false;
-  bool account_for_embedding = false;
-  bool account_for_loss = false;
-};
-
-StageLayout stage_layout(const Strategy& st, int layers) {
-  StageLayout out;
-  out.uneven = st.first_stage_layers > 0 || st.last_stage_layers > 0;
-  if (!out.uneven || st.vpp <= 1) return out;
-  const StageLayers s = stage_layers(st, layers);
-  const int v = st.vpp;
-  if (s.first % v == 0 && s.last % v == 0 && (s.middle_stages == 0 || s.middle % v == 0)) return out;
-  // The units every stage holds: the middle stages' layers, or with none the larger end (or one more).
-  int units = s.middle_stages > 0 ? s.middle : std::max(s.first, s.last);
-  if (s.middle_stages == 0 && (units % v != 0 || s.first < units - 1 || s.last < units - 1)) ++units;
-  out.account_for_embedding = s.first == units - 1;
-  out.account_for_loss = s.last == units - 1;
-  return out;
-}
 
 /// "# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): step 21.1 s, 156 TFLOP/s per GPU, MFU 50.1%".
 std::string headline(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& base) {
@@ -54,7 +29,7 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
   // Megatron-LM megatron/training/arguments.py: the parallel layout.
   arg("--tensor-model-parallel-size", std::to_string(st.tp));
   arg("--pipeline-model-parallel-size", std::to_string(st.pp));
-  const StageLayout layout = stage_layout(st, model.layers);
+  const UnevenLayout layout = uneven_layout(st, model.layers);
   if (layout.uneven) {
     // Uneven stages (megatron/core/transformer/transformer_config.py, TransformerConfig.__post_init__):
     // either the first/last stage's layer counts, or the embedding and/or loss counted as a layer of their
@@ -123,7 +98,7 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
       << "trainer.strategy.virtual_pipeline_model_parallel_size="
       << (st.vpp > 1 ? std::to_string(st.vpp) : "null") << '\n'
       << "trainer.strategy.context_parallel_size=" << st.cp << '\n';
-  if (const StageLayout layout = stage_layout(st, model.layers); layout.uneven) {
+  if (const UnevenLayout layout = uneven_layout(st, model.layers); layout.uneven) {
     if (layout.account_for_embedding || layout.account_for_loss) {
       if (layout.account_for_embedding)
         out << "trainer.strategy.account_for_embedding_in_pipeline_split=true\n";

@@ -114,15 +114,22 @@ bool walk_degree_rules(const Strategy& st, Fail&& fail) {
 // Megatron-LM's account-for-embedding/loss layout (transformer_layer.py get_transformer_layer_offset with
 // --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split): every stage holds
 // `units` layers, the embedding (loss) counting as one on the first (last) stage, and vpp divides the units.
-// With no middle stage the units are the larger end or one more.
-bool account_for_layout(int first, int last, int shared, int rest, int vpp) {
+// With no middle stage the units are the larger end or one more. Returns the units, 0 when no layout holds.
+int account_units(int first, int last, int shared, int rest, int vpp) {
   const auto fits = [&](int units) {
     const int f = first > 0 ? first : units;
     const int l = last > 0 ? last : units;
     return units > 0 && units % vpp == 0 && (f == units || f == units - 1) && (l == units || l == units - 1);
   };
-  if (shared > 0) return fits(rest / shared);
-  return fits(std::max(first, last)) || fits(std::max(first, last) + 1);
+  if (shared > 0) return fits(rest / shared) ? rest / shared : 0;
+  const int larger = std::max(first, last);
+  if (fits(larger)) return larger;
+  return fits(larger + 1) ? larger + 1 : 0;
+}
+
+// Megatron-LM's own uneven rule: vpp divides the layers of every stage (f or l 0: unset).
+bool megatron_uneven(int first, int last, int shared, int rest, int vpp) {
+  return first % vpp == 0 && last % vpp == 0 && (shared == 0 || (rest / shared) % vpp == 0);
 }
 
 // How the layers spread over the stages: evenly over pp·vpp chunks, or with first_stage_layers and
@@ -159,9 +166,7 @@ void walk_layer_rules(const Strategy& st, int layers, Fail&& fail) {
     return;
   }
   if (v <= 1) return;
-  const bool megatron =
-      f % v == 0 && l % v == 0 && (shared == 0 || (rest / shared) % v == 0);  // f or l 0: unset
-  if (!megatron && !account_for_layout(f, l, shared, rest, v)) {
+  if (!megatron_uneven(f, l, shared, rest, v) && account_units(f, l, shared, rest, v) == 0) {
     fail(kLayersIndivisible, [&] {
       return "vpp (" + str(v) +
              ") divides neither every stage's layers nor, with the embedding and loss counted as layers, "
@@ -262,6 +267,22 @@ std::uint32_t check(const Strategy& st, const ModelSpec& model, const ClusterSpe
   std::uint32_t flags = kValid;
   walk_rules(st, model, cluster, [&](std::uint32_t flag, auto&&) { flags |= flag; });
   return flags;
+}
+
+UnevenLayout uneven_layout(const Strategy& st, int layers) noexcept {
+  UnevenLayout out;
+  const int f = std::max(0, st.first_stage_layers), l = std::max(0, st.last_stage_layers), v = st.vpp;
+  out.uneven = f > 0 || l > 0;
+  if (!out.uneven || v <= 1 || st.pp <= 1) return out;
+  const int shared = st.pp - (f > 0 ? 1 : 0) - (l > 0 ? 1 : 0);
+  const int rest = layers - f - l;
+  if (megatron_uneven(f, l, shared, rest, v)) return out;
+  const int units = account_units(f, l, shared, rest, v);
+  if (units == 0) return out;
+  const StageLayers s = stage_layers(st, layers);
+  out.account_for_embedding = s.first == units - 1;
+  out.account_for_loss = s.last == units - 1;
+  return out;
 }
 
 std::uint32_t check_layers(const Strategy& st, int layers) noexcept {

@@ -103,6 +103,16 @@ enum InvalidReason : std::uint32_t {
 /// InvalidReason bits (kValid excluded).
 inline constexpr int kInvalidReasonBits = 9;
 
+/// How Megatron-LM is told an uneven split that check_layers() accepts: the first/last stage's layer counts
+/// (--decoder-first/last-pipeline-num-layers) when vpp divides every stage's layers, else the embedding
+/// and/or the loss counted as one layer of its stage (--account-for-embedding/loss-in-pipeline-split).
+struct UnevenLayout {
+  bool uneven = false;  ///< first_stage_layers or last_stage_layers set
+  bool account_for_embedding = false;
+  bool account_for_loss = false;
+};
+[[nodiscard]] UnevenLayout uneven_layout(const Strategy& strategy, int layers) noexcept;
+
 /// kLayersIndivisible when the layers do not spread over `strategy`'s stages and vpp as check() requires
 /// (even over pp·vpp, or Megatron-LM's uneven rules with first/last_stage_layers), else kValid.
 [[nodiscard]] std::uint32_t check_layers(const Strategy& strategy, int layers) noexcept;
