@@ -36,6 +36,9 @@ TEST_CASE("bad command-line values exit 2 with one exact line") {
       {{"plan", "--recompute", "ful"},
        "costmodel plan: error: --recompute: expected none, selective or full, got 'ful'; did you mean "
        "'full'?"},
+      {{"plan", "--recompute", "selective", "--recompute-layers", "2"},
+       "costmodel plan: error: --recompute-layers: recompute_layers needs full recompute, but recompute is "
+       "selective"},
       {{"plan", "--tokens", "lots"},
        "costmodel plan: error: --tokens: expected a token count such as 300e9 or 300B, got 'lots'"},
       {{"plan", "--link", "ib-ndr-40"},

@@ -59,7 +59,8 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 }
 
 const std::string kConfiguration =
-    "{tp,pp,dp,cp,ep,vpp,first_stage_layers,last_stage_layers,micro_batch,global_batch,recompute,zero,dtype,"
+    "{tp,pp,dp,cp,ep,vpp,first_stage_layers,last_stage_layers,micro_batch,global_batch,recompute,recompute_"
+    "layers,zero,dtype,"
     "grad_reduce_dtype,sequence_parallel,overlap,compression,"
     "topology,oversubscription,step_time_s,tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,hfu,"
     "memory_per_gpu_bytes,fits_memory,breakdown,memory,training_days,cost_usd,energy_kwh,switches,"
@@ -104,7 +105,8 @@ TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
             "experts_indivisible,dtype_unsupported,bad_degree,zero_unsupported,out_of_memory,deadline_missed}"
             "\n");
   const std::string plan_csv =
-      "tp,pp,dp,cp,ep,vpp,micro_batch,recompute,zero,sequence_parallel,overlap,topology,step_time_s,"
+      "tp,pp,dp,cp,ep,vpp,micro_batch,recompute,recompute_layers,zero,sequence_parallel,overlap,topology,"
+      "step_time_s,"
       "model_tflops_per_gpu,mfu,memory_per_gpu_bytes,fits_memory,comm_share,training_days,cost_usd,capex_usd,"
       "switches,schema_version";
   CHECK(csv_header(with(kPlan, {"--format", "csv"})) == "rank," + plan_csv);
@@ -183,7 +185,7 @@ TEST_CASE("validate, calibrate and scenario") {
   const std::string runs = std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/published-runs.yaml";
   const std::string validate_row =
       "id,gpu,gpus,convention,measured_as,measured_tflops_per_gpu,predicted_tflops_per_gpu,error,split,"
-      "recompute,"
+      "recompute,recompute_layers,"
       "zero,"
       "measured_days,predicted_days";
   CHECK(json_shape({"validate", runs, "--format", "json"}) ==

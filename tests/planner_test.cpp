@@ -368,5 +368,40 @@ TEST_CASE("published runs: the published split is feasible and the planner's bes
   }
 }
 
+TEST_CASE("block recompute: the planner recomputes the fewest layers that fit, unless recompute is pinned") {
+  // Llama 3 405B on 8,192 H100 in Meta's split (TP8 PP16 DP64, 7 + 14 x 8 + 7 layers) at vpp 4: without
+  // recompute the first stage needs ~96 GiB of 80, so the best plan is full recompute of one layer of each
+  // two-layer chunk (step_test derives it). `recompute: full` pinned means every layer, as Megatron-LM's
+  // --recompute-granularity full defaults to (uniform, 1 layer a checkpoint).
+  const Catalog catalog = load_catalog();
+  PlanRequest r;
+  r.model = resolve_model("llama3-405b", catalog);
+  ClusterOptions o;
+  o.gpu = "h100-sxm";
+  o.gpus = 8192;
+  o.link = "ib-ndr-400g";
+  r.cluster = apply_cluster_options(default_cluster(catalog), o, catalog);
+  r.training.global_batch = 2048;
+  r.space.tp = {8};
+  r.space.pp = {16};
+  r.space.cp = {1};
+  r.space.vpp = {4};
+  r.space.first_stage_layers = {7};
+  r.space.last_stage_layers = {7};
+  r.space.micro_batch = {1};
+  r.space.zero = {1};
+  r.top_k = 1;
+  r.threads = 2;
+  const PlanResult best = plan(r);
+  REQUIRE(!best.top.empty());
+  CHECK(best.top.front().strategy.recompute == Recompute::kFull);
+  CHECK(best.top.front().strategy.recompute_layers == 1);
+  r.space.recompute = {Recompute::kFull};
+  const PlanResult pinned_full = plan(r);
+  REQUIRE(!pinned_full.top.empty());
+  CHECK(pinned_full.top.front().strategy.recompute_layers == 0);
+  CHECK(best.top.front().step_time < pinned_full.top.front().step_time);
+}
+
 }  // namespace
 }  // namespace costmodel

@@ -147,8 +147,9 @@ TEST_CASE(
       for (const auto& link : links) {
         // Past 400G an H100 gains little bandwidth: its PCIe Gen5 x16 link (48 GB/s, NCCL's figure) caps what
         // one GPU moves through its NIC. 1.6T is Ethernet (RoCE: 2 us, 600 ns Tomahawk hops) after
-        // InfiniBand (1 us, 130-200 ns): its latency may then cost a little, so allow 1% there.
-        const double slack = link == "eth-1.6t" ? 1e-2 : 1e-9;
+        // InfiniBand (1 us, 130-200 ns): its latency may then cost a little, so allow 1% there. XDR's Q3400
+        // hops (200 ns) are slower than NDR's QM9700 (130 ns): a latency-bound stream may lose microseconds.
+        const double slack = link == "eth-1.6t" ? 1e-2 : 1e-5;
         const ScenarioRow& r = row(ran, {model, gpus, link});
         if (r.best.empty()) {
           // 40-port HDR switches: a 3-tier fat-tree holds 40^3/4 = 16,000 ports < 16,384 NICs.

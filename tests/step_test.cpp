@@ -336,3 +336,72 @@ TEST_CASE("MoE: ZeRO shards expert states over dp/ep, not dp") {
   CHECK(mem.optimizer.value ==
         doctest::Approx(12 * (mem.dense_parameters / 8 + mem.expert_parameters)).epsilon(1e-9));
 }
+
+TEST_CASE("block recompute: N layers of each chunk recomputed, the others keep their activations") {
+  // GPT-3 175B, TP8 PP8 (12 layers a stage), vpp 2 (two chunks of 6), flash attention. A layer that keeps
+  // its activations stores what selective recompute stores (`kept`), a recomputed one only its input
+  // (`ckpt`, 2sbh/t). Megatron-LM's block method recomputes the first N layers of each chunk: N = 2 gives
+  // 4 of the stage's 12 layers. The first stage holds (2(p-1) + (v-1)p + 1)/v = 11.5 micro-batches of its
+  // layers, plus the layer being rebuilt.
+  const ModelSpec& m = catalog().model("gpt3-175b");
+  const Estimator est(m, cluster("a100-80gb", 1024, "ib-hdr-200g"));
+  Strategy all = split(8, 8, 16, 1536, Recompute::kFull);
+  all.vpp = 2;
+  Strategy block = all;
+  block.recompute_layers = 2;
+  CHECK(recomputed_layers(block, 12) == 4);
+  CHECK(recomputed_layers(all, 12) == 12);
+  block.recompute_layers = 9;  // more than a chunk holds: every layer
+  CHECK(recomputed_layers(block, 12) == 12);
+  block.recompute_layers = 2;
+  const double kept = activation_bytes_per_layer(m, 2048, 1, 8, true, Recompute::kSelective);
+  const double ckpt = activation_bytes_per_layer(m, 2048, 1, 8, true, Recompute::kFull);
+  const double slots = 96 * (1 + 7.0 / 16) / 12;  // micro-batches in flight on the first stage
+  CHECK(est.memory(block).activations.value ==
+        doctest::Approx(slots * (4 * ckpt + 8 * kept) + kept));  // + the layer being rebuilt
+  CHECK(est.memory(all).activations.value == doctest::Approx(slots * 12 * ckpt + kept));
+  // Time: a third of the layers run their forward again, so the step lies between none and full; the
+  // hardware FLOPs count a third of full recompute's extra forward.
+  Strategy none = all;
+  none.recompute = Recompute::kNone;
+  const StepEstimate e_all = est.evaluate(all), e_block = est.evaluate(block), e_none = est.evaluate(none);
+  CHECK(e_none.step_time < e_block.step_time);
+  CHECK(e_block.step_time < e_all.step_time);
+  CHECK(e_block.breakdown.compute.value - e_none.breakdown.compute.value ==
+        doctest::Approx((e_all.breakdown.compute.value - e_none.breakdown.compute.value) / 3).epsilon(1e-9));
+  const auto extra = [](const StepEstimate& e) {
+    return e.hardware_flops_per_gpu.value / e.model_flops_per_gpu.value - 1.0;
+  };
+  CHECK(extra(e_block) == doctest::Approx(extra(e_all) / 3));
+}
+
+TEST_CASE("block recompute: the fewest layers that fit, and the planner's use of them") {
+  // Llama 3 405B on 8,192 H100 as Meta ran it (TP8 PP16 DP64, 7/8/.../8/7 layers), vpp 4 (two layers a
+  // chunk): without recompute the first stage needs ~96 GiB (activations ~74 GiB) of 80, with every layer
+  // recomputed ~27 GiB. One layer of each chunk (half the stage) is the fewest that fits.
+  const ModelSpec& m = catalog().model("llama3-405b");
+  ClusterOptions o;
+  o.gpu = "h100-sxm";
+  o.gpus = 8192;
+  o.link = "ib-ndr-400g";
+  const Estimator est(m, apply_cluster_options(default_cluster(catalog()), o, catalog()));
+  Strategy s = split(8, 16, 64, 2048, Recompute::kFull);
+  s.vpp = 4;
+  s.first_stage_layers = 7;
+  s.last_stage_layers = 7;
+  s.zero = 1;
+  Strategy none = s;
+  none.recompute = Recompute::kNone;
+  REQUIRE(est.check(s) == kValid);
+  CHECK(est.memory(none).total > est.memory(none).capacity);
+  const int fewest = est.fewest_recomputed_layers(s);
+  CHECK(fewest == 1);
+  Strategy block = s;
+  block.recompute_layers = fewest;
+  CHECK(est.memory(block).total <= est.memory(block).capacity);
+  CHECK(est.evaluate(block).step_time < est.evaluate(s).step_time);
+  // Nothing to save: selective recompute, or a configuration where only every layer fits.
+  Strategy selective = s;
+  selective.recompute = Recompute::kSelective;
+  CHECK(est.fewest_recomputed_layers(selective) == 0);
+}

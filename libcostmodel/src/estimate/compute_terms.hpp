@@ -165,10 +165,11 @@ inline LayerBackward layer_backward(const StepInputs& in, const LayerForward& f)
   return {Seconds(core), Seconds(rest + core + fp8_casts(in, true))};
 }
 
-// Recompute adds a forward pass (full) or the attention core (selective, Korthikanti et al. 2022 §5).
+// Recompute adds a forward pass (full; of the recomputed share of the layers under the block method) or the
+// attention core (selective, Korthikanti et al. 2022 §5).
 inline double layer_recompute(const StepInputs& in, const LayerForward& forward) {
   const Recompute r = in.strategy.recompute;
-  return r == Recompute::kFull        ? forward.total.value
+  return r == Recompute::kFull        ? in.recomputed_share * forward.total.value
          : r == Recompute::kSelective ? forward.attention_core.value
                                       : 0.0;
 }

@@ -2,6 +2,7 @@
 #include "costmodel/estimate/memory.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <iterator>
 #include <utility>
@@ -66,30 +67,34 @@ ModelStates shard_model_states(const StageParameters& p, const ModelTerms& terms
 }
 
 // Activation bytes of one layer of one micro-batch as stored, and what the layer being recomputed rebuilds
-// on top (Korthikanti et al. 2022 §4.3).
+// on top (Korthikanti et al. 2022 §4.3). Under full recompute with the block method, the layers that are not
+// recomputed keep what they keep without recompute.
 struct LayerActivations {
-  double stored = 0;
+  double kept = 0;          // a layer that is not recomputed
+  double checkpointed = 0;  // a layer that is (full recompute: its input only)
   double rebuilt = 0;
 };
 
 LayerActivations layer_activations(const ModelSpec& model, const EstimateOptions& options, const Strategy& st,
                                    std::int64_t seq) {
   const bool sp = st.sequence_parallel && st.tp > 1;
+  const bool fp8 = st.dtype == Dtype::kFp8;
+  const auto bytes = [&](Recompute r) {
+    return activation_bytes_per_layer(model, seq, st.micro_batch, st.tp, sp, r, fp8);
+  };
   // Flash attention never stores the s x s scores (Dao et al. 2022 §3.1): without recompute it keeps what
   // selective recompute keeps.
-  const Recompute stored =
-      options.flash_attention && st.recompute == Recompute::kNone ? Recompute::kSelective : st.recompute;
-  const bool fp8 = st.dtype == Dtype::kFp8;
-  const double per_layer = activation_bytes_per_layer(model, seq, st.micro_batch, st.tp, sp, stored, fp8);
+  const Recompute layer_full = options.flash_attention ? Recompute::kSelective : Recompute::kNone;
+  const double full_layer = bytes(layer_full);
+  LayerActivations a;
+  a.kept = st.recompute == Recompute::kSelective ? bytes(Recompute::kSelective) : full_layer;
+  a.checkpointed = st.recompute == Recompute::kFull ? bytes(Recompute::kFull) : a.kept;
   // The layer being recomputed holds what recompute rebuilds on top: full recompute the layer's activations,
   // selective the attention scores (nothing with flash attention, whose kernel recomputes them itself).
-  const Recompute layer_full = options.flash_attention ? Recompute::kSelective : Recompute::kNone;
-  const double full_layer =
-      activation_bytes_per_layer(model, seq, st.micro_batch, st.tp, sp, layer_full, fp8);
-  const double rebuilt = st.recompute == Recompute::kFull        ? full_layer
-                         : st.recompute == Recompute::kSelective ? full_layer - per_layer
-                                                                 : 0.0;
-  return {per_layer, rebuilt};
+  a.rebuilt = st.recompute == Recompute::kFull        ? full_layer
+              : st.recompute == Recompute::kSelective ? full_layer - a.kept
+                                                      : 0.0;
+  return a;
 }
 
 // Micro-batches whose activations pipeline stage `stage` holds at once, in units of the stage's layers:
@@ -157,51 +162,109 @@ Bytes MemoryBreakdown::of(MemoryTerm term) const {
 
 namespace {
 
-MemoryBreakdown memory_model(const ModelSpec& model, const ModelTerms& terms, const GpuSpec& gpu,
-                             const EstimateOptions& options, const Strategy& st) {
-  MemoryBreakdown mem;
+// One pipeline stage's memory: what does not depend on how many of its layers are recomputed, and its
+// activations as a function of that count r: in_flight x (layers x kept - r x (kept - checkpointed)).
+struct StageMemory {
+  ModelStates states;
+  double fixed = 0;      // states, logits, reserve and the rebuilt layer
+  double in_flight = 0;  // micro-batches held, in units of the stage's layers
+  int layers = 0;
+  bool last = false;
+  double logits = 0;
+  double rebuilt = 0;
+  [[nodiscard]] double activations(const LayerActivations& a, int recomputed) const {
+    return in_flight * (layers * a.kept - recomputed * (a.kept - a.checkpointed)) +
+           (recomputed > 0 || a.rebuilt > 0.0 ? rebuilt : 0.0);
+  }
+};
+
+template <typename Visit>
+void for_each_stage(const ModelSpec& model, const ModelTerms& terms, const GpuSpec& gpu, const Strategy& st,
+                    const LayerActivations& layer, Visit&& visit) {
   const std::int64_t seq = model.seq_len / st.cp;
   const StageLayers layers = stage_layers(st, model.layers);
-  const LayerActivations layer = layer_activations(model, options, st, seq);
   // The loss needs one micro-batch's logits: bf16 logits plus fp32 softmax for cross-entropy, split over tp
   // (Megatron-LM's vocabulary-parallel cross-entropy).
   const double tokens = static_cast<double>(st.micro_batch) * static_cast<double>(seq);
   const double logits = tokens * static_cast<double>(model.vocab) / st.tp * (2.0 + 4.0);
-  mem.reserve = gpu.memory_reserve;
-  mem.capacity = gpu.hbm;
   // The first stage (most micro-batches in flight), the second (the fullest middle one) and the last (the
   // logits): the fullest of them sets the memory.
-  double best = -1.0;
-  const auto consider = [&](int stage, int stage_layer_count) {
-    const bool first = stage == 0, last = stage == st.pp - 1;
+  const auto stage = [&](int index, int stage_layer_count) {
+    const bool first = index == 0, last = index == st.pp - 1;
+    StageMemory m;
     const StageParameters params = stage_parameters(model, terms, st, stage_layer_count, first, last);
+    m.states = shard_model_states(params, terms, st);
+    m.layers = stage_layer_count;
+    m.in_flight = in_flight(st, index);
+    m.last = last;
+    m.logits = last ? logits : 0.0;
+    m.rebuilt = layer.rebuilt;
+    m.fixed = m.states.total() + m.logits + gpu.memory_reserve.value;
+    visit(m, params);
+  };
+  stage(0, layers.first);
+  if (st.pp > 2) stage(1, layers.middle);
+  if (st.pp > 1) stage(st.pp - 1, layers.last);
+}
+
+MemoryBreakdown memory_model(const ModelSpec& model, const ModelTerms& terms, const GpuSpec& gpu,
+                             const EstimateOptions& options, const Strategy& st) {
+  MemoryBreakdown mem;
+  const LayerActivations layer = layer_activations(model, options, st, model.seq_len / st.cp);
+  mem.reserve = gpu.memory_reserve;
+  mem.capacity = gpu.hbm;
+  double best = -1.0;
+  int stage = 0;
+  for_each_stage(model, terms, gpu, st, layer, [&](const StageMemory& m, const StageParameters& params) {
+    const int index = stage++;
     mem.dense_parameters = std::max(mem.dense_parameters, params.dense);
     mem.expert_parameters = std::max(mem.expert_parameters, params.experts);
-    const ModelStates states = shard_model_states(params, terms, st);
-    const double activations = in_flight(st, stage) * stage_layer_count * layer.stored + layer.rebuilt;
-    const double total = states.total() + activations + (last ? logits : 0.0) + mem.reserve.value;
+    const double activations = m.activations(layer, recomputed_layers(st, m.layers));
+    const double total = m.fixed + activations;
     if (total <= best) return;
     best = total;
-    mem.fullest_stage = stage;
-    mem.weights = Bytes(states.weights);
-    mem.gradients = Bytes(states.gradients);
-    mem.optimizer = Bytes(states.optimizer);
-    mem.error_feedback = Bytes(states.error_feedback);
+    mem.fullest_stage = index == 0 ? 0 : (m.last ? st.pp - 1 : 1);
+    mem.weights = Bytes(m.states.weights);
+    mem.gradients = Bytes(m.states.gradients);
+    mem.optimizer = Bytes(m.states.optimizer);
+    mem.error_feedback = Bytes(m.states.error_feedback);
     mem.activations = Bytes(activations);
-    mem.logits = Bytes(last ? logits : 0.0);
+    mem.logits = Bytes(m.logits);
     mem.total = Bytes(total);
-  };
-  consider(0, layers.first);
-  if (st.pp > 2) consider(1, layers.middle);
-  if (st.pp > 1) consider(st.pp - 1, layers.last);
+  });
   if (mem.total > mem.capacity) mem.overflow = largest_term(mem);
   return mem;
+}
+
+// The fewest layers per model chunk that full recompute (block method) must cover for `st` to fit: each
+// stage needs r >= (fixed + in_flight x layers x kept - capacity) / (in_flight x (kept - checkpointed))
+// recomputed layers, r = N x vpp. 0 when every layer must be (or `st` is not full recompute).
+int fewest_recomputed(const ModelSpec& model, const ModelTerms& terms, const GpuSpec& gpu,
+                      const EstimateOptions& options, const Strategy& st) {
+  if (st.recompute != Recompute::kFull) return 0;
+  const LayerActivations layer = layer_activations(model, options, st, model.seq_len / st.cp);
+  const double saved = layer.kept - layer.checkpointed;
+  if (!(saved > 0.0)) return 0;
+  const int v = std::max(1, st.vpp);
+  int chunk_layers = 0, fewest = 1;
+  for_each_stage(model, terms, gpu, st, layer, [&](const StageMemory& m, const StageParameters&) {
+    chunk_layers = std::max(chunk_layers, (m.layers + v - 1) / v);
+    const double over = m.fixed + m.rebuilt + m.in_flight * m.layers * layer.kept - gpu.hbm.value;
+    if (over <= 0.0 || m.in_flight <= 0.0) return;
+    const double chunks = std::ceil(over / (m.in_flight * saved) / v);  // N = ceil(r / vpp)
+    fewest = std::max(fewest, static_cast<int>(std::min(chunks, 1e6)));
+  });
+  return fewest >= chunk_layers ? 0 : fewest;
 }
 
 }  // namespace
 
 MemoryBreakdown Estimator::memory(const Strategy& strategy) const noexcept {
   return memory_model(model_, terms_, cluster_.gpu, options_, strategy);
+}
+
+int Estimator::fewest_recomputed_layers(const Strategy& strategy) const noexcept {
+  return fewest_recomputed(model_, terms_, cluster_.gpu, options_, strategy);
 }
 
 }  // namespace costmodel

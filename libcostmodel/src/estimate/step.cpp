@@ -37,6 +37,8 @@ inline StepInputs prepare(const ModelSpec& model, const ModelTerms& terms, const
   in.sequence_parallel = st.sequence_parallel && st.tp > 1;
   in.stages = stage_layers(st, model.layers);
   in.layers_per_stage = in.stages.most();
+  in.recomputed_share =
+      in.layers_per_stage > 0 ? recomputed_layers(st, in.stages.most()) / in.layers_per_stage : 0.0;
   in.moe_share = terms.moe_share;
   in.attention_dtype = st.dtype == Dtype::kFp8 ? options.attention_dtype : st.dtype;
   in.capacity_factor = options.moe_capacity_factor;
@@ -160,7 +162,7 @@ void fill_rates(StepEstimate& e, double step, const StepInputs& in, const ModelT
   const Strategy& st = in.strategy;
   const double tokens_per_step = static_cast<double>(st.global_batch) * in.seq_len;
   e.tokens_per_s = tokens_per_step / step;
-  const double recompute = st.recompute == Recompute::kFull        ? terms.recompute_flops_full
+  const double recompute = st.recompute == Recompute::kFull ? terms.recompute_flops_full * in.recomputed_share
                            : st.recompute == Recompute::kSelective ? terms.recompute_flops_selective
                                                                    : 0.0;
   const double per_gpu = tokens_per_step / step / gpus;
@@ -264,7 +266,9 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   l.send_recv = pipeline_send_recv_time(in).value;
   l.efficiency = in.gpu.efficiency.overlap;
   l.overlap = st.overlap;
-  const double recompute_core = st.recompute == Recompute::kNone ? 0.0 : l.core_forward;
+  const double recompute_core = st.recompute == Recompute::kFull   ? in.recomputed_share * l.core_forward
+                                : st.recompute == Recompute::kNone ? 0.0
+                                                                   : l.core_forward;
   const DataParallelStreams dp = data_parallel_streams(in);
 
   // The stages: the first, the middle ones (alike), the last; one stage is both ends.

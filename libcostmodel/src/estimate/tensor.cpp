@@ -21,12 +21,12 @@ double one_operator(const StepInputs& in) {
 }  // namespace
 
 // Per layer one operator for attention and one for the MLP, in the forward and the backward pass and again
-// under full recompute. A MoE layer with ep > 1 replaces its MLP's operator with the alltoall dispatcher's
-// gathers over the expert-tensor-parallel group (expert.cpp).
+// under full recompute (of the recomputed layers). A MoE layer with ep > 1 replaces its MLP's operator with
+// the alltoall dispatcher's gathers over the expert-tensor-parallel group (expert.cpp).
 Seconds tensor_parallel_layer_time(const StepInputs& in) noexcept {
   const Strategy& st = in.strategy;
   if (st.tp <= 1) return Seconds(0.0);
-  const double passes = st.recompute == Recompute::kFull ? 3.0 : 2.0;
+  const double passes = 2.0 + in.recomputed_share;
   const double mlp = st.ep > 1 ? 1.0 - in.moe_share : 1.0;
   return Seconds(one_operator(in) * passes * (1.0 + mlp));
 }

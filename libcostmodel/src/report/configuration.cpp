@@ -128,6 +128,7 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("micro_batch", st.micro_batch)
       .set("global_batch", st.global_batch)
       .set("recompute", std::string(to_string(st.recompute)))
+      .set("recompute_layers", st.recompute_layers > 0 ? Json(st.recompute_layers) : Json())
       .set("zero", st.zero)
       .set("dtype", std::string(to_string(st.dtype)))
       .set("grad_reduce_dtype", std::string(st.bf16_gradients          ? "bf16"
@@ -206,6 +207,8 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
       {"vpp", "vpp", "", 1, [=](R r) { return Json(st(r).vpp); }},
       {"micro_batch", "mb", "", 1, [=](R r) { return Json(st(r).micro_batch); }},
       {"recompute", "recompute", "", 1, [=](R r) { return Json(std::string(to_string(st(r).recompute))); }},
+      {"recompute_layers", "rc layers", "", 1,
+       [=](R r) { return st(r).recompute_layers > 0 ? Json(st(r).recompute_layers) : Json(); }},
       {"zero", "zero", "", 1, [=](R r) { return Json(st(r).zero); }, 2},
       {"sequence_parallel", "sp", "", 1, [=](R r) { return Json(st(r).sequence_parallel); }, 1},
       {"overlap", "overlap", "", 1, [=](R r) { return Json(st(r).overlap); }, 1},
@@ -267,8 +270,10 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
                                                std::to_string(st.ep) + ", " + std::to_string(st.vpp) + ")");
   row("micro-batch / global batch (sequences)",
       std::to_string(st.micro_batch) + " / " + std::to_string(st.global_batch));
-  row("recompute, zero, dtype", std::string(to_string(st.recompute)) + ", " + std::to_string(st.zero) + ", " +
-                                    std::string(to_string(st.dtype)));
+  row("recompute, zero, dtype",
+      std::string(to_string(st.recompute)) +
+          (st.recompute_layers > 0 ? " (" + std::to_string(st.recompute_layers) + " layers per chunk)" : "") +
+          ", " + std::to_string(st.zero) + ", " + std::string(to_string(st.dtype)));
   row("step time (s)", e.step_time.value);
   row("tokens/s", e.tokens_per_s);
   row("model TFLOP/s per GPU", tflops(e.model_flops_per_gpu));

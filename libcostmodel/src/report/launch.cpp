@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "costmodel/report/launch.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "costmodel/report/configuration.hpp"
@@ -54,9 +55,10 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
   arg("--global-batch-size", std::to_string(st.global_batch));
   arg("--seq-length", std::to_string(model.seq_len));
   if (st.recompute == Recompute::kFull) {
+    // Every layer (uniform, 1 per checkpoint) or the first N of each model chunk (block).
     arg("--recompute-granularity", "full");
-    arg("--recompute-method", "uniform");
-    arg("--recompute-num-layers", "1");
+    arg("--recompute-method", st.recompute_layers > 0 ? "block" : "uniform");
+    arg("--recompute-num-layers", std::to_string(std::max(1, st.recompute_layers)));
   } else if (st.recompute == Recompute::kSelective) {
     arg("--recompute-granularity", "selective");
   }
@@ -117,8 +119,9 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
       << "data.global_batch_size=" << st.global_batch << '\n'
       << "data.seq_length=" << model.seq_len << '\n';
   if (st.recompute == Recompute::kFull) {
-    out << "model.config.recompute_granularity=full\nmodel.config.recompute_method=uniform\n"
-           "model.config.recompute_num_layers=1\n";
+    out << "model.config.recompute_granularity=full\nmodel.config.recompute_method="
+        << (st.recompute_layers > 0 ? "block" : "uniform")
+        << "\nmodel.config.recompute_num_layers=" << std::max(1, st.recompute_layers) << '\n';
   } else if (st.recompute == Recompute::kSelective) {
     out << "model.config.recompute_granularity=selective\n";
   }

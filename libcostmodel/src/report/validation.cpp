@@ -34,6 +34,11 @@ std::vector<ColumnOf<ValidationRow>> run_fields() {
       {"split", "best split tp-pp-dp (vpp, mb)", "", 1, [](R r) { return Json(split_text(r)); }},
       {"recompute", "recompute", "", 1,
        [](R r) { return r.feasible ? Json(std::string(to_string(r.best.strategy.recompute))) : Json(); }},
+      {"recompute_layers", "rc layers", "", 1,
+       [](R r) {
+         return r.feasible && r.best.strategy.recompute_layers > 0 ? Json(r.best.strategy.recompute_layers)
+                                                                   : Json();
+       }},
       {"zero", "zero", "", 1, [](R r) { return r.feasible ? Json(r.best.strategy.zero) : Json(); }, 2},
       {"measured_days", "measured days", "", 1, [](R r) { return days(r.measured_training_time); }, 3},
       {"predicted_days", "predicted days", "", 1, [](R r) { return days(r.predicted_training_time); }, 3},

@@ -122,19 +122,33 @@ class Search {
       return;
     }
     const SplitPaths paths = estimator.paths(target.space->representative(split));
+    const bool fewest = target.space->fewest_recompute();
     target.space->for_each_candidate(split, [&](const Strategy& s) {
       ++p.evaluated;
       if (const std::uint32_t flags = estimator.check(s); flags != kValid) {
         count_invalid(flags, s);
         return;
       }
-      const MemoryBreakdown memory = estimator.memory(s);
+      // Full recompute of only as many layers per chunk as memory needs (Megatron-LM's block method), unless
+      // the recompute is pinned.
+      const Strategy* chosen = &s;
+      Strategy block;
+      if (fewest && s.recompute == Recompute::kFull) {
+        block = s;
+        block.recompute_layers = estimator.fewest_recomputed_layers(s);
+        if (block.recompute_layers > 0) chosen = &block;
+      }
+      MemoryBreakdown memory = estimator.memory(*chosen);
+      if (chosen != &s && memory.total > memory.capacity) {
+        chosen = &s;
+        memory = estimator.memory(s);
+      }
       if (memory.total > memory.capacity) {
         ++p.rejected[kRejectedOutOfMemory];
         remember(1, memory.total.value / memory.capacity.value, s);
         return;
       }
-      Ranked r{{}, estimator.evaluate_checked(s, paths, memory)};
+      Ranked r{{}, estimator.evaluate_checked(*chosen, paths, memory)};
       if (!r.estimate.valid()) {
         count_invalid(r.estimate.invalid, s);
         return;

@@ -166,6 +166,8 @@ CandidateSpace::CandidateSpace(const SearchSpace& space, const ModelSpec& model,
   }
   recompute_count_ =
       fill_choices(recompute_, space.recompute, {Recompute::kNone, Recompute::kSelective, Recompute::kFull});
+  recompute_layers_ = std::max(0, space.recompute_layers);
+  fewest_recompute_ = space.recompute.empty() && recompute_layers_ == 0;
   zero_count_ = fill_choices(zero_, space.zero, {0, 1, 2, 3});
   sequence_parallel_count_ = fill_choices(sequence_parallel_, space.sequence_parallel, {true, false});
   overlap_count_ = fill_choices(overlap_, space.overlap, {true, false});
@@ -228,6 +230,10 @@ SearchSpace pinned(SearchSpace space, const Pins& pins) {
   pin(space.micro_batch, pins.micro_batch);
   pin(space.zero, pins.zero);
   if (pins.recompute) space.recompute = {*pins.recompute};
+  if (pins.recompute_layers) {
+    space.recompute = {Recompute::kFull};
+    space.recompute_layers = *pins.recompute_layers;
+  }
   if (pins.overlap) space.overlap = {*pins.overlap};
   if (pins.sequence_parallel) space.sequence_parallel = {*pins.sequence_parallel};
   return space;

@@ -70,6 +70,12 @@ StageLayers stage_layers(const Strategy& st, int layers) noexcept {
   return s;
 }
 
+int recomputed_layers(const Strategy& st, int stage_layers) noexcept {
+  if (st.recompute != Recompute::kFull) return 0;
+  if (st.recompute_layers <= 0) return stage_layers;
+  return std::min(stage_layers, st.recompute_layers * std::max(1, st.vpp));
+}
+
 namespace {
 
 std::string str(long long v) {

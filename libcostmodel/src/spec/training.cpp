@@ -97,6 +97,10 @@ const std::vector<TrainingField>& training_fields() {
       {"seq_len", "seq-len", "sequence length [the model's]"},
       {"micro_batch", "micro-batch", "sequences per micro-batch"},
       {"recompute", "recompute", "activation recompute: none|selective|full"},
+      {"recompute_layers", "recompute-layers",
+       "with full recompute, the layers of each model chunk recomputed, the rest keeping their activations "
+       "(Megatron-LM --recompute-method block --recompute-num-layers) [every layer; plan: the fewest that "
+       "fit]"},
       {"zero", "zero", "ZeRO stage 0|1|2|3 (1 = distributed optimizer)"},
       {"dtype", "dtype", "compute dtype: bf16|fp16|fp8 [bf16]"},
       {"grad_reduce_dtype", "grad-reduce-dtype",
@@ -158,6 +162,13 @@ void set_training_field(TrainingSpec& spec, std::string_view key, std::string_vi
       fail_choice("expected none, selective or full, got " + quoted(text), text,
                   {"none", "selective", "full"});
     }
+    if (pins.recompute_layers && *pins.recompute != Recompute::kFull)
+      throw Error("recompute " + quoted(text) + " does not go with recompute_layers, which needs full");
+  } else if (key == "recompute_layers") {
+    pins.recompute_layers = integer(text, 1);
+    if (pins.recompute && *pins.recompute != Recompute::kFull)
+      throw Error("recompute_layers needs full recompute, but recompute is " +
+                  std::string(to_string(*pins.recompute)));
   } else if (key == "zero") {
     const int zero = integer(text, 0);
     if (zero > 3) throw Error("expected 0, 1, 2 or 3, got " + std::to_string(zero));
@@ -279,7 +290,8 @@ Strategy pinned_strategy(const TrainingSpec& spec, const ModelSpec& model, int g
   st.last_stage_layers = p.last_stage_layers.value_or(0);
   st.micro_batch = p.micro_batch.value_or(1);
   st.global_batch = global_batch_of(spec, model, gpus);
-  st.recompute = p.recompute.value_or(Recompute::kNone);
+  st.recompute = p.recompute.value_or(p.recompute_layers ? Recompute::kFull : Recompute::kNone);
+  st.recompute_layers = st.recompute == Recompute::kFull ? p.recompute_layers.value_or(0) : 0;
   st.zero = p.zero.value_or(0);
   st.dtype = spec.dtype;
   st.bf16_gradients = spec.bf16_gradients;

@@ -91,17 +91,21 @@ struct StepInputs {
   /// K (or V) width on one TP rank: kv_dim / t, at least one head (Megatron-LM replicates the K/V heads when
   /// tp > kv_heads: megatron/core/transformer/attention.py, SelfAttention, num_query_groups_per_partition).
   double kv_per_rank = 0;
-  double ffn_hidden = 0;                 ///< f
-  double vocab = 0;                      ///< V
-  double seq_len = 0;                    ///< s, the whole sequence
-  double tp = 1;                         ///< t
-  double pp = 1;                         ///< p
-  double vpp = 1;                        ///< v
-  double micro_batches = 1;              ///< m, per pipeline per step
-  double tokens = 0;                     ///< T: tokens of one micro-batch on one GPU, micro_batch · s / cp
-  bool sequence_parallel = false;        ///< TP as reduce-scatter + all-gather (only when tp > 1)
-  double layers_per_stage = 0;           ///< the most layers a stage holds (StageLayers::most())
-  StageLayers stages{};                  ///< layers on the first, each middle and the last stage
+  double ffn_hidden = 0;           ///< f
+  double vocab = 0;                ///< V
+  double seq_len = 0;              ///< s, the whole sequence
+  double tp = 1;                   ///< t
+  double pp = 1;                   ///< p
+  double vpp = 1;                  ///< v
+  double micro_batches = 1;        ///< m, per pipeline per step
+  double tokens = 0;               ///< T: tokens of one micro-batch on one GPU, micro_batch · s / cp
+  bool sequence_parallel = false;  ///< TP as reduce-scatter + all-gather (only when tp > 1)
+  double layers_per_stage = 0;     ///< the most layers a stage holds (StageLayers::most())
+  StageLayers stages{};            ///< layers on the first, each middle and the last stage
+  /// Under full recompute, the share of a stage's layers whose forward runs again: recomputed_layers() of
+  /// the fullest stage over its layers (1: every layer; the same share is applied to every stage). 0
+  /// otherwise.
+  double recomputed_share = 0;
   double moe_share = 0;                  ///< fraction of layers that are MoE layers (0 for a dense model)
   Dtype attention_dtype = Dtype::kBf16;  ///< the attention core's precision (bf16 under fp8 by default)
   double capacity_factor = 1.0;          ///< EstimateOptions::moe_capacity_factor

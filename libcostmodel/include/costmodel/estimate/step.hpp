@@ -115,6 +115,10 @@ class Estimator {
   [[nodiscard]] SplitPaths paths(const Strategy& strategy) const noexcept;
   /// Memory per GPU only: the planner's cheap pre-check.
   [[nodiscard]] MemoryBreakdown memory(const Strategy& strategy) const noexcept;
+  /// Under full recompute, the fewest layers per model chunk to recompute (Strategy::recompute_layers, block
+  /// method) for `strategy` to fit in memory; 0 when every layer must be, or `strategy` is not full
+  /// recompute. Closed form: memory() of the result is what decides.
+  [[nodiscard]] int fewest_recomputed_layers(const Strategy& strategy) const noexcept;
   /// InvalidReason flags of `strategy` (kValid when it can run).
   [[nodiscard]] std::uint32_t check(const Strategy& strategy) const noexcept;
 

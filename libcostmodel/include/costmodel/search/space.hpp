@@ -52,7 +52,10 @@ struct SearchSpace {
   std::vector<int> first_stage_layers;  ///< empty: the layouts above (0 = as the other stages)
   std::vector<int> last_stage_layers;   ///< empty: the layouts above
   std::vector<int> micro_batch;
-  std::vector<Recompute> recompute;     ///< empty: none, selective, full
+  std::vector<Recompute> recompute;  ///< empty: none, selective, full
+  /// Strategy::recompute_layers of the full-recompute candidates; 0 with `recompute` empty: the fewest
+  /// layers that fit (Estimator::fewest_recomputed_layers, the planner's choice), 0 otherwise: every layer.
+  int recompute_layers = 0;
   std::vector<int> zero;                ///< empty: 0, 1, 2, 3
   std::vector<bool> sequence_parallel;  ///< empty: true, false
   std::vector<bool> overlap;            ///< empty: true, false
@@ -103,6 +106,10 @@ class CandidateSpace {
   /// The layouts searched for `pp` stages (check_layers() valid ones, or the pinned one when none is).
   [[nodiscard]] const std::vector<StageLayout>& layouts(int pp) const;
 
+  /// Whether full-recompute candidates recompute only the fewest layers that fit (SearchSpace::
+  /// recompute_layers): the planner sets Strategy::recompute_layers per candidate.
+  [[nodiscard]] bool fewest_recompute() const { return fewest_recompute_; }
+
   /// Calls visit(const Strategy&) for every candidate of `split`, in a fixed order; allocates nothing.
   template <typename Visit>
   void for_each_candidate(const ParallelSplit& split, Visit&& visit) const;  // defined below
@@ -117,6 +124,8 @@ class CandidateSpace {
   std::vector<int> micro_batches_;  // divisors of global_batch allowed by the pins, ascending
   std::array<Recompute, kMaxChoices> recompute_{};
   int recompute_count_ = 0;
+  int recompute_layers_ = 0;
+  bool fewest_recompute_ = false;
   std::array<int, kMaxChoices> zero_{};
   int zero_count_ = 0;
   std::array<bool, 2> sequence_parallel_{};
@@ -165,6 +174,7 @@ void CandidateSpace::for_each_candidate(const ParallelSplit& split, Visit&& visi
       s.micro_batch = mb;
       for (int r = 0; r < recompute_count_; ++r) {
         s.recompute = recompute_[r];
+        s.recompute_layers = s.recompute == Recompute::kFull ? recompute_layers_ : 0;
         for (int z = 0; z < zero_count; ++z) {
           s.zero = zero_[z];
           for (int q = 0; q < sp_count; ++q) {

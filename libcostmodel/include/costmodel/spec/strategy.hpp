@@ -44,6 +44,11 @@ struct Strategy {
   int micro_batch = 1;
   int global_batch = 1;  ///< sequences per step
   Recompute recompute = Recompute::kNone;
+  /// With full recompute, the layers of each model chunk that are recomputed, the others keeping their
+  /// activations (Megatron-LM --recompute-method block --recompute-num-layers N: megatron/core/transformer/
+  /// transformer_block.py, TransformerBlock._checkpointed_forward); 0: every layer (--recompute-method
+  /// uniform --recompute-num-layers 1). See recomputed_layers().
+  int recompute_layers = 0;
   int zero = 0;  ///< ZeRO stage 0..3 (1 = distributed optimizer)
   Dtype dtype = Dtype::kBf16;
   /// Main gradients kept and reduced in bf16 (Megatron-LM --grad-reduce-in-bf16; NeMo's performance recipes
@@ -74,11 +79,18 @@ struct StageLayers {
 /// by the middle stages, rounded down: check() refuses a split that does not divide).
 [[nodiscard]] StageLayers stage_layers(const Strategy& strategy, int layers) noexcept;
 
+/// The layers of a pipeline stage of `stage_layers` layers whose forward runs again in the backward pass
+/// under `strategy`'s full recompute: every one, or recompute_layers of each of its vpp model chunks (block
+/// method), counted as min(stage_layers, recompute_layers x vpp) (exact when every chunk holds at least
+/// recompute_layers). 0 without full recompute.
+[[nodiscard]] int recomputed_layers(const Strategy& strategy, int stage_layers) noexcept;
+
 /// Knob values fixed by a user or a source (command line, published run); unset ones are left to the planner.
 struct Pins {
   std::optional<int> tp, pp, dp, cp, ep, vpp, micro_batch, zero;
   std::optional<int> first_stage_layers, last_stage_layers;
   std::optional<Recompute> recompute;
+  std::optional<int> recompute_layers;  ///< Strategy::recompute_layers (implies full recompute)
   std::optional<bool> overlap, sequence_parallel;
 };
 
