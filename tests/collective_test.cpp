@@ -353,6 +353,44 @@ TEST_CASE("Auto picks the fastest (algorithm, protocol) per size") {
   }
 }
 
+TEST_CASE("small messages run on fewer channels and threads (NCCL ncclTuningGetChannels), unseen by Auto") {
+  // 8x A100: graph 12 channels of 20 GB/s (40, doubled), the communicator runs 24 (src/graph/connect.cc).
+  // Ring LL: a channel takes 512 threads x 8 B x 8 ranks = 32 KiB before the next is added; a lone channel
+  // halves its 512 threads while n < threads x 64 B (at most 3 times, to 64). One channel moves LL at
+  // min(87.7, 20 / 2) = 10 GB/s busbw (algbw x 8/14), in proportion to its threads; all of them together at
+  // most the whole, 87.7 GB/s.
+  const LinkPath node = link_path(dgx_a100(8), Communicator{8, 1, 1});
+  const double ll_algbw = 87.7e9 * 8 / 14;
+  const double channel_algbw = 10e9 * 8 / 14;
+  const auto ll = [&](double n) {
+    return collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(n), node, Protocol::kLL);
+  };
+  // 64 KiB: 2 channels.
+  CHECK(ll(65536).bandwidth_term.value == doctest::Approx(65536 / (2 * channel_algbw)));
+  // 16 KiB: 1 channel, 256 threads (16 KiB = 256 x 64 B): the same time as 64 KiB.
+  CHECK(ll(16384).bandwidth_term.value == doctest::Approx(16384 / (0.5 * channel_algbw)));
+  CHECK(ll(16384).time.value == doctest::Approx(ll(65536).time.value));
+  // 1 KiB: 1 channel, 64 threads (three halvings).
+  CHECK(ll(1024).bandwidth_term.value == doctest::Approx(1024 / (channel_algbw / 8)));
+  // 256 KiB: 8 channels, 8 x 10 < 87.7; from 9 channels on, the whole bandwidth.
+  CHECK(ll(262144).bandwidth_term.value == doctest::Approx(262144 / (8 * channel_algbw)));
+  CHECK(ll(393216).bandwidth_term.value == doctest::Approx(393216 / ll_algbw));
+  CHECK(ll(1048576).bandwidth_term.value == doctest::Approx(1048576 / ll_algbw));
+  // The tree launches fewer channels but always all threads (tuning_general.cc: NCCL_MAX_NTHREADS).
+  const LinkPath nodes = link_path(dgx_a100(128), Communicator{128, 1, 1});
+  const auto tree = [&](double n) {
+    return collective_cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, Bytes(n), nodes,
+                           Protocol::kLL);
+  };
+  CHECK(tree(1024).bandwidth_term.value / 1024 == doctest::Approx(tree(4096).bandwidth_term.value / 4096));
+  // NCCL's tuner chooses on its own prediction, which does not see the channels: Auto's choice for 8 A100
+  // at 64 KiB is still ring/LL, at its launched time.
+  const CommCost best = collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(65536), node);
+  CHECK(best.algorithm == Algorithm::kRing);
+  CHECK(best.protocol == Protocol::kLL);
+  CHECK(best.time.value == doctest::Approx(ll(65536).time.value));
+}
+
 TEST_CASE("one H100 alone on a node with 4 NDR NICs stays under its PCIe limit") {
   // 2 nodes x 1 H100 x 4 NDR: the GPU reaches its 4 NICs (188 GB/s) over PCIe Gen5 x16, 48 GB/s (NCCL's
   // figure). Measured 41-50 GB/s busbw (NCCL issue cited in costmodel issue 12).

@@ -49,21 +49,45 @@ double correction(int proto, int entries, double n) {
   return nccl::kTreeCorrection[static_cast<std::size_t>(proto)][static_cast<std::size_t>(index)];
 }
 
+// Seconds per byte of a message of `n` bytes on the channels and threads NCCL launches for it (NVIDIA/nccl
+// @147bc25a6c3e3565a96d8e5393875a3d042cbe0a src/tuning/tuning_general.cc ncclTuningGetChannels;
+// @01e6dd915fdd2627a7205f5aa1c7f14d46990226 src/enqueue.cc topoGetAlgoInfo, the same loop): NCCL drops a
+// channel while n < nChannels x nThreads x threadThreshold, then halves a lone channel's threads while
+// n < nThreads x threadThreshold and nThreads is a multiple of 128. A launched channel (one thread block)
+// moves at most its graph channel's speed, in proportion to its threads; together they move at most the
+// whole (NCCL's pipeline model: nChannels x per-channel bandwidth capped by the graph's,
+// @623aa02926e4bbc2a4651d543e6ec131d18c80aa src/tuning/pipeline_model/pipeline_model.cc).
+inline double launched_seconds_per_byte(const Entry& e, double n) {
+  if (e.channels == 0) return e.seconds_per_byte;
+  const double active = std::clamp(std::floor(n / e.channel_bytes), 1.0, static_cast<double>(e.channels));
+  double threads = 1.0;
+  for (int h = 0; h < e.thread_halvings && n < active * threads * e.channel_bytes; ++h) threads *= 0.5;
+  return std::max(e.seconds_per_byte, e.channel_seconds_per_byte / (active * threads));
+}
+
 struct Terms {
   double latency = 0.0;
   double bandwidth = 0.0;
 };
 
-inline Terms terms_of(const Entry& e, int proto, double n) {
+// NCCL's predicted time (src/tuning/tuning.cc, what its tuner compares; `launched` false) or the time of
+// what it then launches (`launched` true: on fewer channels below nChannels x nThreads x threshold, which the
+// prediction does not see).
+inline Terms terms_of(const Entry& e, int proto, double n, bool launched) {
   const double latency =
       e.plateau_bytes > 0.0 && n >= e.plateau_bytes ? e.latency * e.plateau_factor : e.latency;
-  double bandwidth = n * e.seconds_per_byte;
+  double bandwidth = n * (launched ? launched_seconds_per_byte(e, n) : e.seconds_per_byte);
   if (e.correction > 0) bandwidth /= correction(proto, e.correction, n);
   return {latency, bandwidth};
 }
 
+double predicted_time(const Entry& e, int proto, double n) {
+  const Terms t = terms_of(e, proto, n, false);
+  return t.latency + t.bandwidth;
+}
+
 CommCost cost_of(const Entry& e, Algorithm a, int proto, double n) {
-  const Terms t = terms_of(e, proto, n);
+  const Terms t = terms_of(e, proto, n, true);
   return CommCost{Seconds(t.latency + t.bandwidth), Seconds(t.latency), Seconds(t.bandwidth), a,
                   static_cast<Protocol>(proto)};
 }
@@ -322,12 +346,16 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& pat
   CommCost best{Seconds(std::numeric_limits<double>::infinity()), Seconds(0.0), Seconds(0.0),
                 Algorithm::kRing, Protocol::kSimple};
   bool found = false;
+  double best_predicted = std::numeric_limits<double>::infinity();
   const auto consider = [&](Algorithm candidate) {
     for (int proto = range.first; proto <= range.last; ++proto) {
       const Entry e = entry_of(c, candidate, proto, path, m);
       if (!e.runs()) continue;
-      const CommCost cost = cost_of(e, candidate, proto, n.value);
-      if (!found || cost.time < best.time) best = cost;
+      const double predicted = predicted_time(e, proto, n.value);
+      if (!found || predicted < best_predicted) {
+        best = cost_of(e, candidate, proto, n.value);
+        best_predicted = predicted;
+      }
       found = true;
     }
   };
@@ -382,7 +410,10 @@ CollectivePath collective_path(const LinkPath& path) {
             y.correction > 0 ? nccl::kTreeCorrectionMin[yi % CollectiveTable::kProtocols] : 1.0;
         const double y_spb = y.seconds_per_byte / y_slowest;
         const bool no_worse = y_latency <= x.latency && y_spb <= x.seconds_per_byte;
-        const bool better = y_latency < x.latency || y_spb < x.seconds_per_byte || j < i;
+        // Strictly better by more than rounding (a pair that ties NCCL's prediction is kept, the first in
+        // NCCL's order then wins, as in collective_cost on a path; their launched costs may differ).
+        const bool better =
+            y_latency < x.latency * (1.0 - 1e-9) || y_spb < x.seconds_per_byte * (1.0 - 1e-9) || j < i;
         dominated = no_worse && better;
       }
       if (!dominated && kept < CollectiveTable::kMaxCandidates) {
@@ -405,8 +436,7 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const CollectivePat
   const auto consider = [&](std::size_t index) {
     const Entry& e = table.entries[index];
     if (!e.runs()) return;
-    const Terms t = terms_of(e, static_cast<int>(index % CollectiveTable::kProtocols), n.value);
-    const double time = t.latency + t.bandwidth;
+    const double time = predicted_time(e, static_cast<int>(index % CollectiveTable::kProtocols), n.value);
     if (best == table.entries.size() || time < best_time) {
       best = index;
       best_time = time;

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 
 #include "nccl_tuning.hpp"
@@ -73,8 +74,13 @@ double network_excess(const LinkPath& path, Seconds latency, int hops) {
 // inside one domain as many as the GPU's NVLink holds at the generation's fastest listed speed (6 x 60 GB/s
 // on an H100); ncclTopoDupChannels then doubles them unless the speed is below 25 GB/s, or below 50 GB/s from
 // Hopper on (NCCL also keeps them when there are 4 or fewer; dropped here, so that channels never fall as
-// bandwidth rises). Only NCCL's per-channel caps read it.
-int ring_channels(const Model& m, const LinkPath& path) {
+// bandwidth rises). NCCL's per-channel caps read it, and the channels launched for small messages run at
+// the per-channel speed (halved with the channels when they are doubled).
+struct Channels {
+  int count = 1;
+  double speed = kMinBandwidth;  // B/s
+};
+Channels ring_channels(const Model& m, const LinkPath& path) {
   double speed = 0.0;
   double count = 0.0;
   if (m.multi) {
@@ -86,7 +92,7 @@ int ring_channels(const Model& m, const LinkPath& path) {
   }
   const int channels = std::clamp(static_cast<int>(std::lround(count)), 1, nccl::kMaxSearchChannels);
   const bool keep = speed < 25.0 || (m.arch >= 2 && speed < 50.0);
-  return keep ? channels : 2 * channels;
+  return keep ? Channels{channels, speed * kGiga} : Channels{2 * channels, speed * kGiga / 2.0};
 }
 
 }  // namespace
@@ -112,7 +118,9 @@ Model model_of(const LinkPath& path) {
   if (m.local > 1) busbw = m.up_bw;
   if (m.multi) busbw = std::min(busbw, m.local * m.out_bw);
   m.ring_busbw = std::isfinite(busbw) ? busbw : kMinBandwidth;
-  m.channels = ring_channels(m, path);
+  const Channels graph = ring_channels(m, path);
+  m.channels = graph.count;
+  m.channel_bw = graph.speed;
   // NVLS graph (search.cc ncclTopoSearchTryNvls): one channel per head GPU, at most NCCL_MAX_NVLS_ARITY;
   // every channel takes its speed on each GPU's NVLink, the head's twice: (nCh + 1) x speed <= the GPU's.
   if (m.local > 1) {
@@ -191,6 +199,37 @@ Entry make_entry(double latency, double bandwidth) {
   return e;
 }
 
+// NCCL's launch on fewer channels for small messages (src/tuning/tuning_general.cc ncclTuningGetChannels,
+// src/enqueue.cc topoGetAlgoInfo): the communicator's nChannels (twice the graph's, src/graph/connect.cc),
+// each of nThreads x threadThreshold bytes before the next is added, the ring's LL threshold x nRanks. One
+// channel alone moves its graph channel's speed at the protocol's factor and cap (`channel_busbw`, B/s),
+// turned into the algorithm's bandwidth as the whole (`algbw_per_busbw`).
+void launch_channels(Entry& e, bool is_ring, int proto, double channel_busbw, double algbw_per_busbw,
+                     const Model& m) {
+  const auto p = static_cast<std::size_t>(proto);
+  double threshold = nccl::kThreadThreshold[p];
+  if (is_ring && proto == kLL) threshold *= m.p;
+  e.channels = static_cast<std::uint8_t>(
+      std::min(nccl::kMaxChannels, nccl::kRuntimeChannelFactor * std::max(1, m.channels)));
+  e.channel_bytes = nccl::kMaxThreads[p] * threshold;
+  e.channel_seconds_per_byte = 1.0 / std::max(channel_busbw * algbw_per_busbw, kMinBandwidth);
+  e.thread_halvings = static_cast<std::uint8_t>(is_ring ? nccl::kThreadHalvings[p] : 0);
+}
+
+// One ring channel's bus bandwidth per protocol, as NCCL's pipeline model clamps a channel's
+// (src/tuning/model.h ncclTuningProtoBW): the ring's factors with llMaxBw and perChMaxRingLL128Bw per
+// channel.
+double ring_channel_busbw(const Model& m, int proto) {
+  if (proto == kLL) return std::min(m.ll_max_bw, nccl::kRingLlFactor * m.channel_bw);
+  if (proto == kLL128) {
+    return std::min(nccl::kRingLl128Factor * m.channel_bw,
+                    nccl::kPerChannelMaxRingLl128Bw[static_cast<std::size_t>(m.arch)]
+                                                   [static_cast<std::size_t>(m.nodes_index)] *
+                        kGiga);
+  }
+  return m.channel_bw;
+}
+
 // Ring (NCCL src/tuning/ring.cc ncclTuningRingModelInit; Thakur, Rabenseifner & Gropp 2005 §4): algorithm
 // bandwidth busBw x nRanks / nsteps; latency base + (nsteps - nInterSteps) x max(intra step, network post
 // overhead) + nInterSteps x network step, nInterSteps 2(N-1) for AllReduce, N-1 otherwise. With one GPU per
@@ -204,7 +243,9 @@ Entry ring(Collective c, int proto, const Model& m) {
   if (c == Collective::kBroadcast || c == Collective::kReduce) {
     const int inter = m.groups - 1;
     const double hop = nvlink_hop(m, proto == kSimple ? nccl::kTreeRow : nccl::kRingRow, proto);
-    return make_entry(base_latency(nccl::kRingRow, proto) + (steps - inter) * hop + inter * out, bw);
+    Entry e = make_entry(base_latency(nccl::kRingRow, proto) + (steps - inter) * hop + inter * out, bw);
+    launch_channels(e, true, proto, ring_channel_busbw(m, proto), static_cast<double>(m.p) / steps, m);
+    return e;
   }
   const double overhead =
       m.multi ? nccl::kNetOverhead * kMicro * (proto == kSimple ? nccl::kNetOverheadSimpleFactor : 1.0) : 0.0;
@@ -215,6 +256,7 @@ Entry ring(Collective c, int proto, const Model& m) {
     e.plateau_bytes = nccl::kRingPlateauBytes * m.channels * m.p;
     e.plateau_factor = m.arch == 0 ? nccl::kRingPlateauVolta : nccl::kRingPlateau;
   }
+  launch_channels(e, true, proto, ring_channel_busbw(m, proto), static_cast<double>(m.p) / steps, m);
   return e;
 }
 
@@ -225,18 +267,24 @@ Entry ring(Collective c, int proto, const Model& m) {
 Entry tree(int proto, const Model& m) {
   const auto arch = static_cast<std::size_t>(m.arch);
   const auto nodes = static_cast<std::size_t>(m.nodes_index);
-  double busbw = std::min(nccl::kTreeFactor * m.ring_busbw,
-                          m.channels * nccl::kPerChannelMaxTreeBw[arch][nodes] * kGiga);
-  if (proto == kLL) busbw = std::min(busbw * nccl::kTreeLlFactor, m.ll_max_bw);
-  if (proto == kLL128) {
-    busbw = std::min(busbw * (m.multi ? nccl::kTreeLl128FactorNodes : nccl::kTreeLl128FactorOneNode),
-                     m.channels * nccl::kPerChannelMaxTreeLl128Bw[arch][nodes] * kGiga);
-  }
+  // The graph's bus bandwidth (channels = m.channels) or one channel's (channels = 1, at its speed).
+  const auto tree_busbw = [&](double graph_busbw, double channels) {
+    double busbw =
+        std::min(nccl::kTreeFactor * graph_busbw, channels * nccl::kPerChannelMaxTreeBw[arch][nodes] * kGiga);
+    if (proto == kLL) busbw = std::min(busbw * nccl::kTreeLlFactor, m.ll_max_bw);
+    if (proto == kLL128) {
+      busbw = std::min(busbw * (m.multi ? nccl::kTreeLl128FactorNodes : nccl::kTreeLl128FactorOneNode),
+                       channels * nccl::kPerChannelMaxTreeLl128Bw[arch][nodes] * kGiga);
+    }
+    return busbw;
+  };
+  const double busbw = tree_busbw(m.ring_busbw, m.channels);
   const double latency = base_latency(nccl::kTreeRow, proto) +
                          2.0 * ((m.local - 1) * nvlink_hop(m, nccl::kTreeRow, proto) +
                                 floor_log2(m.groups) * net_hop(m, nccl::kTreeRow, proto, m.far_excess));
   Entry e = make_entry(latency, 0.5 * busbw);
   e.correction = nccl::kTreeCorrectionEntries;
+  launch_channels(e, false, proto, tree_busbw(m.channel_bw, 1.0), 0.5, m);
   return e;
 }
 
@@ -432,7 +480,10 @@ Entry evaluate_uncalibrated(Collective c, Algorithm a, int proto, const Model& m
 Entry evaluate(Collective c, Algorithm a, int proto, const Model& m) {
   Entry e = evaluate_uncalibrated(c, a, proto, m);
   const double factor = (m.multi ? m.out_bw_factor : m.up_bw_factor)[static_cast<std::size_t>(proto)];
-  if (e.runs() && factor != 1.0) e.seconds_per_byte /= factor;
+  if (e.runs() && factor != 1.0) {
+    e.seconds_per_byte /= factor;
+    e.channel_seconds_per_byte /= factor;
+  }
   return e;
 }
 

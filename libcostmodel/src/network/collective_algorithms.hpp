@@ -39,6 +39,7 @@ struct Model {
   double nvls_efficiency = 0.0;       // NCCL nvlsEfficiency; 0 without NVLS
   double ring_busbw = kMinBandwidth;  // the ring's graph: nChannels x bw, B/s
   int channels = 1;                   // the ring and tree graphs' channels
+  double channel_bw = kMinBandwidth;  // their speed each (bwIntra / bwInter), B/s
   int nvls_channels = 0;              // the NVLS graph's channels (one head GPU each)
   double nvls_bw_intra = 0.0;         // its per-channel NVLink bandwidth, B/s
   double ll_max_bw = 0.0;             // B/s

@@ -86,6 +86,20 @@ inline constexpr std::array<Speeds, 3> kIntraSpeeds{{
 }};
 /// search.cc: the search keeps at most MAXCHANNELS/2 channels before ncclTopoDupChannels doubles them.
 inline constexpr int kMaxSearchChannels = 16;
+/// src/graph/connect.cc ncclTopoPostset ("Duplication should be complete now"): the communicator runs twice
+/// the graph's channels, nChannels = min(MAXCHANNELS, 2 x the graph's); MAXCHANNELS 64
+/// (src/include/device.h).
+inline constexpr int kRuntimeChannelFactor = 2;
+inline constexpr int kMaxChannels = 64;
+/// src/include/comm.h NCCL_LL_THREAD_THRESHOLD, NCCL_LL128_THREAD_THRESHOLD, NCCL_SIMPLE_THREAD_THRESHOLD:
+/// bytes per thread before NCCL adds threads and channels (the ring's LL one x nRanks,
+/// src/tuning/tuning_general.cc ncclTuningSetThreadThresholds).
+inline constexpr PerProtocol kThreadThreshold{8.0, 8.0, 64.0};
+/// src/include/device.h NCCL_LL_MAX_NTHREADS, NCCL_LL128_MAX_NTHREADS, NCCL_SIMPLE_MAX_NTHREADS: a channel's
+/// threads for ring and tree; halved (ncclTuningGetChannels) while a multiple of 128: 512 -> 64 three times,
+/// 640 -> 320 once. The tree always launches NCCL_MAX_NTHREADS (no halving).
+inline constexpr PerProtocol kMaxThreads{512.0, 640.0, 512.0};
+inline constexpr std::array<int, kProtocols> kThreadHalvings{3, 1, 3};
 /// device.h NCCL_MAX_NVLS_ARITY (> 2.20): NVLS channels (one head GPU each) per NVLink domain.
 inline constexpr int kMaxNvlsArity = 32;
 

@@ -72,12 +72,17 @@ struct CollectiveTable {
   static constexpr int kMaxCandidates = 12;                ///< Auto's choices kept per collective
 
   /// One (collective, algorithm, protocol): time(n) = latency x (n >= plateau_bytes ? plateau_factor : 1)
-  /// + n x seconds_per_byte / correction(n).
+  /// + n x max(seconds_per_byte, channel_seconds_per_byte / the channels NCCL launches for n) /
+  /// correction(n).
   struct Entry {
     double latency = -1.0;  ///< s; negative: the pair does not run on this communicator
     double seconds_per_byte = 0.0;
     double plateau_bytes = 0.0;   ///< NCCL's ring plateau: from this size on (0: never)
     double plateau_factor = 1.0;  ///< the latency's factor from plateau_bytes on
+    double channel_bytes = 0.0;   ///< bytes one channel takes before NCCL adds the next (0: all always run)
+    double channel_seconds_per_byte = 0.0;  ///< one launched channel (all its threads) alone
+    std::uint8_t channels = 0;              ///< NCCL's channels (comm->nChannels)
+    std::uint8_t thread_halvings = 0;       ///< times NCCL may halve a lone channel's threads
     std::uint8_t correction = 0;  ///< size-dependent bandwidth (NCCL treeCorrectionFactor): entries, 0 none
     [[nodiscard]] bool runs() const { return latency >= 0.0; }
   };
