@@ -452,7 +452,8 @@ TEST_CASE(
     runs[i].measured.flops_per_gpu = made.rows[i].predicted_flops;
   }
   const std::string held_out = runs.back().id;
-  const GpuCalibration fit = calibrate_gpu(runs, std::nullopt, {held_out}, {}, 1);
+  const GpuCalibration fit =
+      calibrate_gpu(runs, {std::nullopt, {held_out}, {}, FitObjective::kLeastSquares, 1});
   for (const auto& row : fit.rows) {
     CAPTURE(row.id);
     CHECK(std::fabs(row.error_after()) <= (row.fitted ? 0.03 : 0.05));
@@ -465,7 +466,10 @@ TEST_CASE("runs on two GPU types need --gpu; fewer runs than parameters is an er
   const std::vector<PublishedRun> h100 = published_runs("h100-sxm", 1);
   runs.insert(runs.end(), h100.begin(), h100.end());
   CHECK_THROWS_WITH_AS(calibrate_gpu(runs), doctest::Contains("--gpu"), Error);
-  CHECK_THROWS_WITH_AS(calibrate_gpu(runs, std::string("a100-80gb")), doctest::Contains("cannot determine"),
-                       Error);
-  CHECK(calibrate_gpu(runs, std::string("a100-80gb"), {}, {"gemm"}, 1).parameters.size() == 1);
+  GpuFitOptions a100;
+  a100.gpu = "a100-80gb";
+  a100.threads = 1;
+  CHECK_THROWS_WITH_AS(calibrate_gpu(runs, a100), doctest::Contains("cannot determine"), Error);
+  a100.parameters = {"gemm"};
+  CHECK(calibrate_gpu(runs, a100).parameters.size() == 1);
 }
