@@ -94,7 +94,7 @@ int run_gpu_fit(const po::variables_map& values, const Context& context, OutputS
   }
   const Catalog catalog = load_catalog();
   GpuCalibration fit = calibrate_gpu(load_published_runs(path, catalog), options);
-  fit.gpu.efficiency.fitted = gpu_fit_command(values, options) + " (" + fit.gpu.efficiency.fitted + ")";
+  fit.gpu.efficiency.fitted = gpu_fit_command(values, options) + ": " + fit.gpu.efficiency.fitted;
   if (emit_path) {
     emit_sink->stream() << gpu_efficiency_yaml(fit.gpu, {"Fitted by `costmodel calibrate --runs " + path +
                                                          "`: " + fit.gpu.name + "'s efficiencies"});

@@ -297,10 +297,11 @@ GpuCalibration calibrate_gpu(const std::vector<PublishedRun>& runs, const GpuFit
   out.rms_before = count ? std::sqrt(before / count) : 0.0;
   out.rms_after = count ? std::sqrt(after / count) : 0.0;
   out.gpu.efficiency.fitted =
-      std::string("costmodel calibrate --runs --objective ") + to_string(options.objective) +
-      " (Levenberg-Marquardt on the TFLOP/s per GPU of " + std::to_string(count) + " run(s)); rms error " +
-      format_number(100.0 * out.rms_before) + "% -> " + format_number(100.0 * out.rms_after) + "%, max " +
-      format_number(100.0 * out.max_before) + "% -> " + format_number(100.0 * out.max_after) + "%";
+      std::string(options.objective == FitObjective::kMinimax ? "minimax" : "least squares") +
+      " on model / measured - 1 over " + std::to_string(count) +
+      " run(s) by Levenberg-Marquardt; rms error " + format_number(100.0 * out.rms_before) + "% -> " +
+      format_number(100.0 * out.rms_after) + "%, max " + format_number(100.0 * out.max_before) + "% -> " +
+      format_number(100.0 * out.max_after) + "%";
   return out;
 }
 
