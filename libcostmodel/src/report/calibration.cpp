@@ -253,11 +253,11 @@ Table gpu_fit_parameters_table(const GpuCalibration& calibration) {
 Json gpu_fit_json(const GpuCalibration& calibration) {
   Json document = Json::object();
   document.set("gpu", Json(calibration.gpu.name));
+  document.set("objective", Json(to_string(calibration.objective)));
   document.set("runs", table_json(gpu_fit_runs_table(calibration)));
   document.set("parameters", table_json(gpu_fit_parameters_table(calibration)));
   document.set("rms_error_before", Json(calibration.rms_before));
   document.set("rms_error_after", Json(calibration.rms_after));
-  document.set("objective", Json(to_string(calibration.objective)));
   document.set("max_abs_error_before", Json(calibration.max_before));
   document.set("max_abs_error_after", Json(calibration.max_after));
   document.set("replans", Json(calibration.replans));
