@@ -235,6 +235,16 @@ TEST_CASE(
   INFO(fitted.err);
   REQUIRE(fitted.exit_code == 0);
   CHECK(contains(fitted.out, "rms error of the fitted runs"));
+  // The emitted entry says how to refit it.
+  CHECK(contains(costmodel::test::read_file(gpu),
+                 "fitted: \"costmodel calibrate --runs " + runs + " --gpu h100-sxm --objective lsq: "));
+  const CliResult typo = run_cli({"calibrate", "--runs", runs, "--gpu", "h100-sxm", "--objective", "minmax"});
+  CHECK(typo.exit_code == 2);
+  CHECK(contains(typo.err, "--objective"));
+  CHECK(contains(typo.err, "minimax"));
+  const CliResult stray = run_cli({"calibrate", "--objective", "lsq", "x.txt"});
+  CHECK(stray.exit_code == 2);
+  CHECK(contains(stray.err, "needs --runs"));
   const std::string entry = costmodel::test::read_file(gpu);
   std::string indented;
   for (char c : entry) indented += c == '\n' ? std::string("\n  ") : std::string(1, c);

@@ -211,6 +211,15 @@ TEST_CASE("validate, calibrate and scenario") {
             level_row + "}\nresiduals[].{" + residual_row + "}\n");
   CHECK(csv_header({"calibrate", log, "--format", "csv"}) == calibrate_row + ",schema_version");
 
+  // calibrate --runs: the GPU fit (one A100 parameter, to stay quick).
+  CHECK(json_shape({"calibrate", "--runs", runs, "--gpu", "a100-80gb", "--fit", "gemm", "--objective",
+                    "minimax", "--format", "json"}) ==
+        "{gpu,objective,runs,parameters,rms_error_before,rms_error_after,max_abs_error_before,"
+        "max_abs_error_after,replans,notes,schema_version}\n"
+        "runs[].{id,fitted,configuration,convention,measured_flops_per_gpu,before_flops_per_gpu,error_before,"
+        "after_flops_per_gpu,error_after}\n"
+        "parameters[].{parameter,before,value,standard_error,lower,upper,identifiable}\n");
+
   const std::string scenario = std::string(COSTMODEL_TEST_SOURCE_DIR) + "/examples/compression.yaml";
   CHECK(
       csv_header({"scenario", scenario, "--format", "csv"}) ==

@@ -19,7 +19,7 @@ TEST_CASE(
   // (Narayanan et al. 2021 Table 1 and §5.1 with their standard attention and no sequence parallelism;
   // Megatron-LM README 2024; NeMo 24.12 FP8); each run's stated knobs are pinned and the planner chooses the
   // rest (micro-batch, interleaving, recompute, ZeRO where unstated). The efficiencies were fitted on these
-  // runs (scripts/fit-gpu-efficiency.py, data/gpus.yaml notes).
+  // runs (`costmodel calibrate --runs data/published-runs.yaml`, the command in data/gpus.yaml's notes).
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
   const auto runs =
       load_published_runs(std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/published-runs.yaml", catalog);
@@ -79,9 +79,10 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   // Nemotron-4 340B, MT-NLG, BLOOM, Korthikanti et al. 2022, Narayanan et al. 2021 Table 2 PTD-P and
   // DeepSpeed ZeRO-3, MosaicML FSDP, NeMo and Megatron-Bridge FP8, Mixtral). Issue 13's targets: dense median
   // <= 5% and max <= 15%, everything median <= 8% and max <= 25%, the 2021 ZeRO-3 runs within 50%. Reached
-  // (guarded here so that they do not regress; README "Accuracy" states the shortfall): dense 9.0% / 29%,
-  // everything but the 2021 ZeRO-3 runs 8.8% / 29%; the 2021 ZeRO-3 runs are 28% to 255% optimistic
-  // (DeepSpeed 2021's per-parameter gathers are not modelled) and 530B on 640 GPUs does not fit.
+  // (guarded here so that they do not regress; README "Accuracy" states the shortfall): dense 7.7% / 28%,
+  // everything but the 2021 ZeRO-3 runs 7.3% / 28%; the 2021 ZeRO-3 runs are 32% to 265% optimistic
+  // (DeepSpeed 2021's per-parameter gathers are not modelled; the least-squares A100 gemm, 0.724, raised
+  // them from 255%) and 530B on 640 GPUs does not fit.
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
   const auto runs = load_published_runs(
       std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/holdout-runs.yaml", catalog);
@@ -102,12 +103,12 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   CHECK(d.refused == 0);
   CHECK(a.refused == 0);
   CHECK(d.count == 34);
-  CHECK(d.median <= 0.095);
+  CHECK(d.median <= 0.085);
   CHECK(d.max <= 0.30);
-  CHECK(a.median <= 0.095);
+  CHECK(a.median <= 0.085);
   CHECK(a.max <= 0.30);
   CHECK(z.refused <= 1);
-  CHECK(z.max <= 2.6);
+  CHECK(z.max <= 2.7);
   // The ZeRO-3 trend at least: at a fixed global batch, more GPUs leave each one less compute to hide the
   // same per-micro-batch gathers behind, so TFLOP/s per GPU fall (144 -> 88 -> 44 measured).
   REQUIRE(zero3_2021.size() >= 3);

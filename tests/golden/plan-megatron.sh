@@ -1,4 +1,4 @@
-# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 18.48 s, 178.9 TFLOP/s per GPU, MFU 57.3%
+# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 17.97 s, 184.1 TFLOP/s per GPU, MFU 59%
 --tensor-model-parallel-size 4 \
 --pipeline-model-parallel-size 8 \
 --num-layers-per-virtual-pipeline-stage 1 \
@@ -12,7 +12,7 @@
 --overlap-param-gather \
 --bf16
 
-# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 18.57 s, 178.1 TFLOP/s per GPU, MFU 57.1%
+# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 18.05 s, 183.2 TFLOP/s per GPU, MFU 58.7%
 --tensor-model-parallel-size 4 \
 --pipeline-model-parallel-size 8 \
 --num-layers-per-virtual-pipeline-stage 1 \

@@ -61,17 +61,40 @@ std::vector<std::string> list_option(const po::variables_map& values, const std:
   return items;
 }
 
-// `calibrate --runs RUNS.yaml [--gpu NAME] [--emit-gpu GPU.yaml]`: the GPU's efficiencies fitted to the runs.
+// The command line that reproduces a GPU fit: the flags that change its values, in a fixed order.
+std::string gpu_fit_command(const po::variables_map& values, const GpuFitOptions& options) {
+  std::string command = "costmodel calibrate --runs " + *string_option(values, "runs");
+  if (options.gpu) command += " --gpu " + *options.gpu;
+  command += std::string(" --objective ") + to_string(options.objective);
+  if (!options.parameters.empty()) command += " --fit " + join(options.parameters, ",");
+  if (!options.held_out.empty()) command += " --hold-out " + join(options.held_out, ",");
+  return command;
+}
+
+// `calibrate --runs RUNS.yaml [--gpu NAME] [--objective lsq|minimax] [--emit-gpu GPU.yaml]`: the GPU's
+// efficiencies fitted to the runs.
 int run_gpu_fit(const po::variables_map& values, const Context& context, OutputSink& output) {
   const std::string path = *string_option(values, "runs");
   const auto emit_path = string_option(values, "emit-gpu");
   std::optional<OutputSink> emit_sink;
   if (emit_path) emit_sink.emplace(OutputOptions{Format::kTable, *emit_path}, context, "--emit-gpu");
+  GpuFitOptions options;
+  options.gpu = string_option(values, "gpu");
+  options.held_out = list_option(values, "hold-out");
+  options.parameters = list_option(values, "fit");
+  options.threads = positive_int(values, "threads", context).value_or(0);
+  if (const auto name = string_option(values, "objective")) {
+    const auto objective = parse_fit_objective(*name);
+    if (!objective) {
+      const std::string hint = did_you_mean(*name, {"lsq", "minimax"});
+      throw usage_error(context, "--objective", "unknown objective '" + *name + "'",
+                        hint.empty() ? "expected lsq or minimax" : hint);
+    }
+    options.objective = *objective;
+  }
   const Catalog catalog = load_catalog();
-  const int threads = positive_int(values, "threads", context).value_or(0);
-  const GpuCalibration fit =
-      calibrate_gpu(load_published_runs(path, catalog), string_option(values, "gpu"),
-                    list_option(values, "hold-out"), list_option(values, "fit"), threads);
+  GpuCalibration fit = calibrate_gpu(load_published_runs(path, catalog), options);
+  fit.gpu.efficiency.fitted = gpu_fit_command(values, options) + ": " + fit.gpu.efficiency.fitted;
   if (emit_path) {
     emit_sink->stream() << gpu_efficiency_yaml(fit.gpu, {"Fitted by `costmodel calibrate --runs " + path +
                                                          "`: " + fit.gpu.name + "'s efficiencies"});
@@ -96,7 +119,8 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
   CommandParser parser(
       context,
       "costmodel calibrate LOG... [cluster] [--emit-cluster FILE.yaml]\n"
-      "       costmodel calibrate --runs RUNS.yaml [--gpu NAME] [--emit-gpu GPU.yaml]",
+      "       costmodel calibrate --runs RUNS.yaml [--gpu NAME] [--objective lsq|minimax] [--emit-gpu "
+      "GPU.yaml]",
       "Fits t = alpha + beta x size to nccl-tests logs (all_reduce_perf, all_gather_perf, "
       "reduce_scatter_perf, alltoall_perf, sendrecv_perf, broadcast_perf), one fit per collective, "
       "algorithm and rank count, weighted by 1/t^2 so that small and large messages count alike. "
@@ -123,6 +147,9 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
        "with --runs: runs predicted but not fitted (a check of the fit)")  //
       ("fit", po::value<std::string>()->value_name("NAME,..."),
        "with --runs: the parameters to fit [gemm,gemm_half_size,attention,overlap]")  //
+      ("objective", po::value<std::string>()->value_name("lsq|minimax"),
+       "with --runs: minimise the sum of squared log errors (lsq) or the largest |error| (minimax, as "
+       "data/gpus.yaml's fits) [lsq]")  //
       ("threads", po::value<std::string>(), "with --runs: planner threads [every core]");
   add_cluster_options(parser.options());
   add_output_options(parser.options());
@@ -134,7 +161,7 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
       throw usage_error(context, "--runs", "give either nccl-tests logs or --runs, not both");
     return run_gpu_fit(values, context, output);
   }
-  for (const char* flag : {"emit-gpu", "hold-out", "fit"}) {
+  for (const char* flag : {"emit-gpu", "hold-out", "fit", "objective"}) {
     if (values.count(flag)) throw usage_error(context, std::string("--") + flag, "needs --runs RUNS.yaml");
   }
   const ClusterArgs cluster_args = read_cluster_args(values, context);

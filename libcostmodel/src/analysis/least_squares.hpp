@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Bounded nonlinear least squares (private to analysis/): Levenberg-Marquardt with Marquardt's diagonal
-// scaling (Marquardt 1963; Nocedal & Wright 2006 §10.3), box constraints by projecting each step onto the
-// bounds, forward-difference Jacobian. Parameter uncertainty from the Gauss-Newton covariance
-// s^2 (J^T J)^-1, s^2 = 2 x cost / (m - n) (Bates & Watts 1988 §2.3).
+// scaling (Marquardt 1963; Nocedal & Wright 2006 §10.3), box constraints by holding the parameters that a
+// bound stops and projecting each step onto the bounds, forward-difference Jacobian. Parameter uncertainty
+// from the Gauss-Newton covariance s^2 (J^T J)^-1, s^2 = 2 x cost / (m - n) (Bates & Watts 1988 §2.3).
 
 #include <Eigen/Dense>
 
@@ -66,12 +66,27 @@ inline BoundedFit bounded_levenberg_marquardt(const ResidualFunction& f, Eigen::
     fit.jacobian = forward_jacobian(f, fit.x, fit.residual, hi, relative_step);
     const Eigen::MatrixXd jtj = fit.jacobian.transpose() * fit.jacobian;
     const Eigen::VectorXd gradient = fit.jacobian.transpose() * fit.residual;
+    // A parameter on a bound that the gradient pushes outward is held there (the active set of a projected
+    // method, Nocedal & Wright 2006 §16.7): clipping its step instead would bend the others' step too.
+    std::vector<bool> held(static_cast<size_t>(n), false);
+    for (Eigen::Index k = 0; k < n; ++k) {
+      held[static_cast<size_t>(k)] =
+          (fit.x(k) <= lo(k) && gradient(k) > 0.0) || (fit.x(k) >= hi(k) && gradient(k) < 0.0);
+    }
     bool improved = false;
     bool converged = false;
     for (int attempt = 0; attempt < 12 && !improved; ++attempt) {
       Eigen::MatrixXd a = jtj;
-      for (Eigen::Index k = 0; k < n; ++k) a(k, k) += lambda * std::max(jtj(k, k), 1e-12);
-      const Eigen::VectorXd step = a.ldlt().solve(-gradient);
+      Eigen::VectorXd rhs = -gradient;
+      for (Eigen::Index k = 0; k < n; ++k) {
+        a(k, k) += lambda * std::max(jtj(k, k), 1e-12);
+        if (!held[static_cast<size_t>(k)]) continue;
+        a.row(k).setZero();
+        a.col(k).setZero();
+        a(k, k) = 1.0;
+        rhs(k) = 0.0;
+      }
+      const Eigen::VectorXd step = a.ldlt().solve(rhs);
       const Eigen::VectorXd candidate = clamp(fit.x + step);
       const Eigen::VectorXd r = f(candidate);
       const double cost = 0.5 * r.squaredNorm();

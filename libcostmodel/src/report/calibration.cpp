@@ -232,24 +232,35 @@ Table gpu_fit_runs_table(const GpuCalibration& calibration) {
                 ": measured TFLOP/s per GPU against the model before and after the fit";
   table.notes = calibration.notes;
   table.notes.push_back("rms error of the fitted runs: " + format_number(100.0 * calibration.rms_before) +
-                        "% -> " + format_number(100.0 * calibration.rms_after) + "%");
+                        "% -> " + format_number(100.0 * calibration.rms_after) + "%; max |error| " +
+                        format_number(100.0 * calibration.max_before) + "% -> " +
+                        format_number(100.0 * calibration.max_after) + "%");
   return table;
 }
 
 Table gpu_fit_parameters_table(const GpuCalibration& calibration) {
   Table table = make_table(parameter_fields(), calibration.parameters);
-  table.title = calibration.gpu.name + " efficiencies (bounded Levenberg-Marquardt on log(model / measured))";
-  table.notes.push_back("+-: standard error from the Gauss-Newton covariance s^2 (J^T J)^-1");
+  const bool minimax = calibration.objective == FitObjective::kMinimax;
+  table.title =
+      calibration.gpu.name + " efficiencies (bounded Levenberg-Marquardt, " +
+      (minimax ? "minimax: the largest |model / measured - 1|" : "least squares on model / measured - 1") +
+      ")";
+  table.notes.push_back(std::string("+-: standard error from the Gauss-Newton covariance s^2 (J^T J)^-1") +
+                        (minimax ? " at the minimax values" : ""));
   return table;
 }
 
 Json gpu_fit_json(const GpuCalibration& calibration) {
   Json document = Json::object();
   document.set("gpu", Json(calibration.gpu.name));
+  document.set("objective", Json(to_string(calibration.objective)));
   document.set("runs", table_json(gpu_fit_runs_table(calibration)));
   document.set("parameters", table_json(gpu_fit_parameters_table(calibration)));
   document.set("rms_error_before", Json(calibration.rms_before));
   document.set("rms_error_after", Json(calibration.rms_after));
+  document.set("max_abs_error_before", Json(calibration.max_before));
+  document.set("max_abs_error_after", Json(calibration.max_after));
+  document.set("replans", Json(calibration.replans));
   Json notes = Json::array();
   for (const auto& note : calibration.notes) notes.push_back(Json(note));
   document.set("notes", notes);

@@ -232,25 +232,46 @@ struct FittedParameter {
   bool at_bound = false;
 };
 
+/// What a GPU fit minimises over the fitted runs' errors e = model / measured - 1 (`validate`'s error).
+enum class FitObjective {
+  kLeastSquares,  ///< sum of e^2 (`--objective lsq`)
+  kMinimax,       ///< max |e|, by Polya's L_p continuation (`--objective minimax`)
+};
+[[nodiscard]] const char* to_string(FitObjective objective);
+[[nodiscard]] std::optional<FitObjective> parse_fit_objective(const std::string& name);  ///< lsq | minimax
+
+/// What calibrate_gpu() fits and how.
+struct GpuFitOptions {
+  std::optional<std::string> gpu;       ///< the GPU to fit when the runs use several
+  std::vector<std::string> held_out;    ///< run ids predicted, not fitted
+  std::vector<std::string> parameters;  ///< the efficiency parameters to fit (empty: all four)
+  FitObjective objective = FitObjective::kLeastSquares;
+  int threads = 0;  ///< planner threads (0: every core)
+};
+
 /// The GPU efficiencies that make the model reproduce measured runs.
 struct GpuCalibration {
   GpuSpec gpu;  ///< the GPU entry with the fitted efficiencies
+  FitObjective objective = FitObjective::kLeastSquares;
   std::vector<FittedParameter> parameters;
   std::vector<RunFitRow> rows;
   std::vector<std::string> notes;  ///< warnings: unidentifiable parameters, runs left out
-  double rms_before = 0;           ///< root mean square of log(model / measured) over the fitted runs
+  double rms_before = 0;           ///< root mean square of model / measured - 1 over the fitted runs
   double rms_after = 0;
+  double max_before = 0;  ///< largest |model / measured - 1| over the fitted runs
+  double max_after = 0;
+  int replans = 0;  ///< times the planner re-chose the runs' configurations under fitted values
 };
 
 /// Fits the efficiency parameters of the GPU `runs` use (gemm, gemm_half_size, attention, overlap) by bounded
-/// Levenberg-Marquardt on log(model / measured) of each run: every run's configuration is the planner's best
-/// under the current efficiencies with its stated knobs pinned, re-planned once after the fit. `gpu` picks
-/// one GPU when the runs use several (else Error, kInput); runs named in `held_out` are predicted, not
-/// fitted. Throws Error (kInput) when no run measures TFLOP/s or MFU, or fewer runs than parameters remain
-/// (unless `parameters` names fewer).
+/// Levenberg-Marquardt on each run's e = model / measured - 1, minimising `options.objective`. Every run's
+/// configuration is the planner's best under the current efficiencies with its stated knobs pinned; the fit
+/// is redone on the configurations the fitted values make best until they no longer change (so that the
+/// result is a fixed point: `validate` with the fitted values evaluates the same configurations). Standard
+/// errors are the Gauss-Newton covariance of e at the fitted values. `options.gpu` picks one GPU when the
+/// runs use several (else Error, kInput); runs named in `options.held_out` are predicted, not fitted. Throws
+/// Error (kInput) when no run measures TFLOP/s or MFU, or fewer runs than parameters remain.
 [[nodiscard]] GpuCalibration calibrate_gpu(const std::vector<PublishedRun>& runs,
-                                           const std::optional<std::string>& gpu = {},
-                                           const std::vector<std::string>& held_out = {},
-                                           const std::vector<std::string>& parameters = {}, int threads = 0);
+                                           const GpuFitOptions& options = {});
 
 }  // namespace costmodel
