@@ -83,7 +83,7 @@ GpuSpec with_values(GpuSpec gpu, const std::vector<const Parameter*>& fitted, co
 // The knobs that make two configurations the same step (the planner's choice; the rest is the run's).
 bool same_configuration(const Strategy& a, const Strategy& b) {
   const auto key = [](const Strategy& s) {
-    return std::array<int, 11>{s.tp,
+    return std::array<int, 12>{s.tp,
                                s.pp,
                                s.dp,
                                s.cp,
@@ -93,6 +93,7 @@ bool same_configuration(const Strategy& a, const Strategy& b) {
                                s.last_stage_layers,
                                s.micro_batch,
                                static_cast<int>(s.recompute),
+                               s.recompute_layers,
                                s.zero};
   };
   return key(a) == key(b);
