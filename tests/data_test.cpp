@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include "costmodel/error.hpp"
+#include "costmodel/spec/training.hpp"
 #include "estimate_fixtures.hpp"
 
 using namespace costmodel;
@@ -152,6 +154,65 @@ TEST_CASE(
                               dense.terms.params_embedding + 32768.0 * 1024;
   CHECK(dp_traffic(1) > cost(Collective::kReduceScatter, 4 * dense_params, dense.paths.dp) +
                             cost(Collective::kAllGather, 2 * dense_params, dense.paths.dp));
+}
+
+TEST_CASE("ZeRO-3 with list collectives (DeepSpeed 2021): world_size copies per tensor, never hidden") {
+  // GPT-3's layer (h 12288, 96 heads of 128, f 4h, biases, LayerNorm) on dp 8. Per tp rank the linear
+  // modules hold QKV 12288 x 36864 = 453M, projection 151M, fc1 and fc2 604M elements (+ biases of at most
+  // 49152 < 1e5: never gathered). Reduce-scattered per micro-batch: 4 weights + 4 biases + 2 norms x 2 = 12
+  // tensors. Without recompute: 4 gathers forward + 4 backward + 12 = 20 list collectives per layer. With
+  // full recompute: 4 forward + 4 recompute + 3 backward (fc2 is used again at once, distance 0 < 1e9;
+  // fc1's distance is fc2 twice, 2 x 604M = 1.21e9 >= 1e9, so fc1, the projection and QKV are gathered
+  // again) + 12 = 23. Each costs world_size = 8 copies of 6 us (cudaMemcpyAsync's 5-7 us submission).
+  TermCase c = dp8(3);
+  c.model.hidden = 12288;
+  c.model.heads = 96;
+  c.model.kv_heads = 96;
+  c.model.ffn_hidden = 49152;
+  c.place(8);
+  CHECK(data_parallel_streams(c.inputs()).layer_copies.value == 0.0);  // flat: the default
+  c.options.zero3_gather = Zero3Gather::kList;
+  c.place(8);
+  CHECK(data_parallel_streams(c.inputs()).layer_copies.value == doctest::Approx(20 * 8 * 6e-6));
+  c.strategy.recompute = Recompute::kFull;
+  CHECK(data_parallel_streams(c.inputs()).layer_copies.value == doctest::Approx(23 * 8 * 6e-6));
+  // The toy GPT (h 1024): every module is used again within 1e9 elements after its recompute, so the
+  // backward gathers nothing again: 4 + 4 + 0 + 12 = 20.
+  TermCase toy = dp8(3);
+  toy.options.zero3_gather = Zero3Gather::kList;
+  toy.strategy.recompute = Recompute::kFull;
+  toy.place(8);
+  CHECK(data_parallel_streams(toy.inputs()).layer_copies.value == doctest::Approx(20 * 8 * 6e-6));
+  // ZeRO-2 gathers nothing per layer: no copies.
+  toy.strategy.zero = 2;
+  CHECK(data_parallel_streams(toy.inputs()).layer_copies.value == 0.0);
+  // On the GPU each layer's gather also zero-fills and copies the gathered weights (3 x 2 B each) and each
+  // reduce-scatter copies the fp32 gradients in (2 x 4 B), at the round GPU's 1 TB/s.
+  c.options.zero3_gather = Zero3Gather::kFlat;
+  const DataParallelStreams flat_streams = data_parallel_streams(c.inputs());
+  c.options.zero3_gather = Zero3Gather::kList;
+  const DataParallelStreams list_streams = data_parallel_streams(c.inputs());
+  const double layer = c.terms.params_per_layer;
+  CHECK(list_streams.layer_gather.value - flat_streams.layer_gather.value == doctest::Approx(6 * layer / 1e12));
+  CHECK(list_streams.layer_reduce.value - flat_streams.layer_reduce.value == doctest::Approx(8 * layer / 1e12));
+  // The step pays the host's copies in full, every micro-batch and layer (2 micro-batches x 8 layers), and
+  // the whole difference is exposed data-parallel time.
+  c.options.zero3_gather = Zero3Gather::kFlat;
+  const StepEstimate flat = Estimator(c.model, test::round_cluster(8), c.options).evaluate(c.strategy);
+  c.options.zero3_gather = Zero3Gather::kList;
+  const StepEstimate list = Estimator(c.model, test::round_cluster(8), c.options).evaluate(c.strategy);
+  const double more = list.step_time.value - flat.step_time.value;
+  CHECK(more >= 2 * 8 * 23 * 8 * 6e-6);
+  CHECK(list.breakdown.dp_comm_exposed.value - flat.breakdown.dp_comm_exposed.value == doctest::Approx(more));
+}
+
+TEST_CASE("zero3_gather is read as flat or list") {
+  TrainingSpec spec;
+  CHECK(spec.zero3_gather == Zero3Gather::kFlat);
+  set_training_field(spec, "zero3_gather", "list");
+  CHECK(spec.zero3_gather == Zero3Gather::kList);
+  CHECK(estimate_options(spec).zero3_gather == Zero3Gather::kList);
+  CHECK_THROWS_AS(set_training_field(spec, "zero3_gather", "lists"), Error);
 }
 
 TEST_CASE("the optimizer step moves 32 bytes per local parameter, compression and FP8 casts more") {

@@ -2,6 +2,8 @@
 #include "costmodel/estimate/data.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 
 #include "costmodel/estimate/compute.hpp"
 
@@ -50,6 +52,52 @@ inline double gather(const StepInputs& in, double params, const CollectivePath& 
   return detail::comm(Collective::kAllGather, in.options.dp_algorithm, params * kWeightBytes, path).value;
 }
 
+// DeepSpeed ZeRO-3's defaults (deepspeed/runtime/zero/config.py, stage3_param_persistence_threshold and
+// stage3_max_reuse_distance): a parameter of at most 1e5 elements is never partitioned for the forward
+// (ds_persist: never gathered, its gradient still reduce-scattered); a module used again within 1e9 elements
+// of other modules' parameters keeps its gathered parameters (stage3.py _keep_for_later with
+// PrefetchCoordinator.get_reuse_distance_in_numel).
+constexpr double kPersistenceThreshold = 1e5;
+constexpr double kMaxReuseDistance = 1e9;
+
+// The host's submission of one cudaMemcpyAsync of a small chunk: 5-7 us per call measured (Wu et al. 2026,
+// DualPath, arXiv 2602.21548 §5.2), the midpoint. PyTorch's dispatch of copy_ and recordStream and
+// DeepSpeed's Python loop building the world_size shard views come on top and are not counted.
+constexpr double kCopySubmission = 6e-6;
+
+// The list collectives of one layer in one micro-batch under Zero3Gather::kList, counted in tensors (each
+// costs world_size copies). DeepSpeed gathers per submodule (stage3.py fetch_sub_module); a Megatron-LM layer
+// has four linear modules in this order: fused QKV and projection (column- and row-parallel), fc1 (gate and
+// up fused when gated) and fc2, each a weight and, with biases, a bias (split over tp on column-parallel
+// modules only), and two norms (LayerNorm: weight and bias). Forward: every partitioned tensor is gathered.
+// The recompute gathers them again (the forward released them: the rest of the model lies between).
+// Backward: a module is gathered again unless its recomputed forward is within kMaxReuseDistance (module k
+// of the layer: the forward and backward of the modules after it, 2 x their elements); without recompute
+// the rest of the model lies between. Every tensor's gradient is reduce-scattered, one list collective each.
+// Experts' modules are not counted.
+inline double list_collectives_per_layer(const StepInputs& in) {
+  const ModelSpec& m = in.model;
+  const double h = in.hidden, t = in.tp, qkv = in.q_dim + 2.0 * in.kv_dim;
+  const double fc1 = (m.ffn == FfnKind::kGelu ? 1.0 : 2.0) * in.ffn_hidden;
+  const std::array<double, 4> weights = {h * qkv / t, h * in.q_dim / t, h * fc1 / t, h * in.ffn_hidden / t};
+  const std::array<double, 4> biases = {qkv / t, h, fc1 / t, h};
+  // From fc2 back to QKV: `after` holds the elements of the modules that follow module k.
+  double forward = 0.0, backward_after_recompute = 0.0, after = 0.0, tensors = 0.0;
+  for (std::size_t k = 4; k-- > 0;) {
+    const double bias = m.bias ? biases.at(k) : 0.0;
+    const double gathered =
+        (weights.at(k) > kPersistenceThreshold ? 1.0 : 0.0) + (bias > kPersistenceThreshold ? 1.0 : 0.0);
+    forward += gathered;
+    if (2.0 * after >= kMaxReuseDistance) backward_after_recompute += gathered;
+    after += weights.at(k) + bias;
+    tensors += m.bias ? 2.0 : 1.0;
+  }
+  tensors += 2.0 * (m.norm == NormKind::kLayerNorm ? 2.0 : 1.0);
+  const double recomputed = in.strategy.recompute == Recompute::kFull ? in.recomputed_share : 0.0;
+  const double backward = recomputed * backward_after_recompute + (1.0 - recomputed) * forward;
+  return forward + recomputed * forward + backward + tensors;
+}
+
 }  // namespace
 
 double wire_bytes_per_gradient(const Strategy& st) noexcept {
@@ -80,6 +128,23 @@ DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept {
     s.layer_gather = Seconds(gather(in, dense_layer, dense) + gather(in, expert_layer, experts));
     s.first_end_gather = Seconds(gather(in, embedding, dense));
     s.last_end_gather = Seconds(output_here ? gather(in, output, dense) : 0.0);
+    if (in.options.zero3_gather == Zero3Gather::kList && dense.ranks > 1) {
+      s.layer_copies = Seconds(list_collectives_per_layer(in) * dense.ranks * kCopySubmission);
+      // On the GPU, in the collectives' streams: DeepSpeed zero-fills each gathered buffer (_allgather_param,
+      // torch.zeros) and PyTorch copies the shards out of its flat buffer (read and write): 3 x 2 B per
+      // weight; a gradient's shards are copied in (read and write) before the reduce-scatter.
+      const auto copied = [&](double params, double bytes_per_param) {
+        return memory_bound_time(in.gpu, Bytes(params * bytes_per_param)).value;
+      };
+      s.layer_gather += Seconds(copied(dense_layer, 3.0 * kWeightBytes));
+      s.layer_reduce += Seconds(copied(dense_layer, 2.0 * wire_bytes(st)));
+      s.first_end_gather += Seconds(copied(embedding, 3.0 * kWeightBytes));
+      s.first_end_reduce += Seconds(copied(embedding, 2.0 * wire_bytes(st)));
+      if (output_here) {
+        s.last_end_gather += Seconds(copied(output, 3.0 * kWeightBytes));
+        s.last_end_reduce += Seconds(copied(output, 2.0 * wire_bytes(st)));
+      }
+    }
   }
   if (st.zero <= 2) {
     // The first stage's parameters (with one stage: every one of them).

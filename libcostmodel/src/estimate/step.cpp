@@ -57,6 +57,7 @@ EstimateOptions estimate_options(const TrainingSpec& training) {
   options.reliability = training.reliability;
   options.attention_dtype = training.attention_dtype;
   options.moe_capacity_factor = training.moe_capacity_factor;
+  options.zero3_gather = training.zero3_gather;
   return options;
 }
 
@@ -213,7 +214,9 @@ StageTime stage_time(const LayerTerms& l, const DataParallelStreams& dp, double 
       (first ? dp.first_end_reduce.value : 0.0) + (last ? dp.last_end_reduce.value : 0.0);
   const double forward_streams = layers * gather + end_gather;
   const double backward_streams = layers * (gather + reduce) + end_gather + end_reduce;
-  t.dp_total = forward_streams + backward_streams;
+  // ZeRO-3 list collectives' per-shard copies: host time nothing hides (data.hpp).
+  const double copies = layers * dp.layer_copies.value;
+  t.dp_total = forward_streams + backward_streams + copies;
   // The first layer's (or the embedding's) forward gather waits for nothing to hide behind.
   const double unhidden =
       gather > 0.0 ? (first && end_gather > 0.0 ? dp.first_end_gather.value : gather) : 0.0;

@@ -114,6 +114,9 @@ const std::vector<TrainingField>& training_fields() {
        "attention core precision under --dtype fp8: bf16|fp8 [bf16, as Megatron-LM and Transformer Engine]"},
       {"moe_capacity_factor", "moe-capacity-factor",
        "tokens of the busiest expert relative to balanced routing (Megatron-LM's capacity factor) [1]"},
+      {"zero3_gather", "zero3-gather",
+       "ZeRO-3's per-parameter collectives: flat (one tensor: DeepSpeed since 2022, FSDP) or list (world_size "
+       "shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]"},
       {"dp_algorithm", "dp-algo",
        "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|auto [auto]"},
       {"tp_algorithm", "tp-algo", "TP collective algorithm [auto]"},
@@ -213,6 +216,10 @@ void set_training_field(TrainingSpec& spec, std::string_view key, std::string_vi
       throw Error("expected a positive number (at most 64), got " + quoted(text));
     }
     spec.moe_capacity_factor = factor;
+  } else if (key == "zero3_gather") {
+    if (text != "flat" && text != "list")
+      fail_choice("expected flat or list, got " + quoted(text), text, {"flat", "list"});
+    spec.zero3_gather = text == "list" ? Zero3Gather::kList : Zero3Gather::kFlat;
   } else if (key == "dp_algorithm") {
     spec.dp_algorithm = algorithm(text);
   } else if (key == "tp_algorithm") {

@@ -18,6 +18,14 @@
 //   partitioned_param_coordinator.py, fetch_sub_module; torch FSDP ShardingStrategy.FULL_SHARD), and its
 //   gradients reduce-scattered after its backward, every micro-batch (stage3.py). The first layer's
 //   forward gather has nothing to hide behind.
+// - ZeRO-3 as DeepSpeed ran it in 2021 (Zero3Gather::kList): one torch.distributed.all_gather per parameter
+//   with a list of world_size shards (deepspeed/runtime/zero/partition_parameters.py _allgather_param) and one
+//   reduce_scatter per gradient with a list of world_size inputs (_reduce_scatter_gradient, called per
+//   parameter by stage3.py average_tensor -> reduce_gradients_at_owner). PyTorch's ProcessGroupNCCL then
+//   copies every shard out of (into) a flat buffer with its own copy_ (torch/lib/c10d/ProcessGroupNCCL.cpp,
+//   allgather, reduce_scatter): world_size copies per parameter per collective, submitted by the host, while
+//   DeepSpeed synchronizes the device before each gather (_allgather_param, _synchronize_communication). The
+//   host's time grows with the rank count; nothing hides it (DataParallelStreams::layer_copies).
 // Gradients travel in fp32 with bf16 training (Megatron-LM forces accumulate_allreduce_grads_in_fp32) and
 // fp16 with fp16 (gradient_bytes()); weights in bf16/fp16. When each stream hides behind compute is the
 // overlap budget's business (overlap.hpp, step.cpp).
@@ -43,6 +51,10 @@ struct DataParallelStreams {
   Seconds first_end_reduce;  ///< ZeRO-2/3: the embedding's reduce-scatter, every micro-batch
   Seconds last_end_gather;   ///< ZeRO-3: the output layer's all-gather on the last stage, each pass
   Seconds last_end_reduce;   ///< ZeRO-2/3: the output layer's reduce-scatter, every micro-batch
+  /// ZeRO-3 with Zero3Gather::kList: the host's submission of the per-shard copies of one layer's
+  /// per-parameter gathers and reduce-scatters in one micro-batch (forward, recompute and backward), which
+  /// nothing hides: DeepSpeed of 2021 calls torch.cuda.synchronize() before every gather.
+  Seconds layer_copies;
   Seconds step_reduce;  ///< ZeRO-0/1: the first stage's gradients all-reduced / reduce-scattered, once a step
   Seconds step_gather;  ///< ZeRO-1/2: the first stage's updated weights all-gathered, once a step
   /// Tied embeddings with pp > 1: the embedding's gradients all-reduced between the first and the last stage

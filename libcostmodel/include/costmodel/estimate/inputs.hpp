@@ -31,6 +31,9 @@ struct EstimateOptions {
   /// Tokens of the busiest expert relative to balanced routing (dimensionless, > 0): scales the experts'
   /// GEMMs and element-wise traffic and the dispatch volume (1: dropless and balanced).
   double moe_capacity_factor = 1.0;
+  /// ZeRO-3's per-parameter collectives (spec/collective.hpp): kList adds PyTorch's per-shard copies
+  /// (data_parallel_streams(), DataParallelStreams::layer_copies).
+  Zero3Gather zero3_gather = Zero3Gather::kFlat;
 };
 
 /// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only) with their collectives'

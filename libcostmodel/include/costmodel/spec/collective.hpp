@@ -32,6 +32,14 @@ inline constexpr int kAlgorithmCount = 9;
 enum class Protocol { kLL, kLL128, kSimple, kAuto };
 inline constexpr int kProtocolCount = 4;
 
+/// How ZeRO-3 calls the collective library for each parameter it gathers (and each gradient it
+/// reduce-scatters). kFlat: into (from) one flat tensor (torch.distributed all_gather_into_tensor /
+/// _all_gather_base, reduce_scatter_tensor): DeepSpeed since 2022 and FSDP. kList: with a list of world_size
+/// shard tensors (torch.distributed.all_gather / reduce_scatter), as DeepSpeed's ZeRO-3 of 2021 did
+/// (v0.3.13-0.5, partition_parameters.py _allgather_param, _reduce_scatter_gradient), for which PyTorch's
+/// ProcessGroupNCCL copies each of the world_size shards out of (into) a flat buffer one by one.
+enum class Zero3Gather { kFlat, kList };
+
 /// "allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv".
 [[nodiscard]] std::string_view to_string(Collective collective);
 /// The collective named `name` (as to_string spells it), or nullopt.

@@ -36,6 +36,9 @@ struct TrainingSpec {
   /// --moe-pad-expert-input-to-capacity, or a measured imbalance.
   double moe_capacity_factor = 1.0;
   Algorithm dp_algorithm = Algorithm::kAuto;  ///< the DP gradient exchange's algorithm
+  /// ZeRO-3's per-parameter collectives: flat (DeepSpeed since 2022, FSDP) or list (DeepSpeed's ZeRO-3 of
+  /// 2021): spec/collective.hpp Zero3Gather.
+  Zero3Gather zero3_gather = Zero3Gather::kFlat;
   Algorithm tp_algorithm = Algorithm::kAuto;  ///< the tensor-parallel collectives' algorithm
   Pins pins;                                  ///< knobs fixed by the user or the source
   EconomicsSpec economics;                    ///< cost basis, amortisation, electricity, PUE
