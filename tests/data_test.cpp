@@ -193,8 +193,10 @@ TEST_CASE("ZeRO-3 with list collectives (DeepSpeed 2021): world_size copies per 
   c.options.zero3_gather = Zero3Gather::kList;
   const DataParallelStreams list_streams = data_parallel_streams(c.inputs());
   const double layer = c.terms.params_per_layer;
-  CHECK(list_streams.layer_gather.value - flat_streams.layer_gather.value == doctest::Approx(6 * layer / 1e12));
-  CHECK(list_streams.layer_reduce.value - flat_streams.layer_reduce.value == doctest::Approx(8 * layer / 1e12));
+  CHECK(list_streams.layer_gather.value - flat_streams.layer_gather.value ==
+        doctest::Approx(6 * layer / 1e12));
+  CHECK(list_streams.layer_reduce.value - flat_streams.layer_reduce.value ==
+        doctest::Approx(8 * layer / 1e12));
   // The step pays the host's copies in full, every micro-batch and layer (2 micro-batches x 8 layers), and
   // the whole difference is exposed data-parallel time.
   c.options.zero3_gather = Zero3Gather::kFlat;

@@ -80,9 +80,10 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   // DeepSpeed ZeRO-3, MosaicML FSDP, NeMo and Megatron-Bridge FP8, Mixtral). Issue 13's targets: dense median
   // <= 5% and max <= 15%, everything median <= 8% and max <= 25%, the 2021 ZeRO-3 runs within 50%. Reached
   // (guarded here so that they do not regress; README "Accuracy" states the shortfall): dense 7.7% / 28%,
-  // everything but the 2021 ZeRO-3 runs 7.3% / 28%; the 2021 ZeRO-3 runs are 32% to 265% optimistic
-  // (DeepSpeed 2021's per-parameter gathers are not modelled; the least-squares A100 gemm, 0.724, raised
-  // them from 255%) and 530B on 640 GPUs does not fit.
+  // everything but the 2021 ZeRO-3 runs 7.3% / 28%; the 2021 ZeRO-3 runs (zero3_gather: list, DeepSpeed's
+  // per-parameter list collectives with world_size per-shard copies each) are 21% to 114% optimistic in
+  // TFLOP/s (17% to 53% short in step time; 32% to 265% before the list collectives were modelled) and 530B
+  // on 640 GPUs does not fit.
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
   const auto runs = load_published_runs(
       std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/holdout-runs.yaml", catalog);
@@ -108,7 +109,8 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   CHECK(a.median <= 0.085);
   CHECK(a.max <= 0.30);
   CHECK(z.refused <= 1);
-  CHECK(z.max <= 2.7);
+  CHECK(z.max <= 1.2);
+  CHECK(z.median <= 0.7);
   // The ZeRO-3 trend at least: at a fixed global batch, more GPUs leave each one less compute to hide the
   // same per-micro-batch gathers behind, so TFLOP/s per GPU fall (144 -> 88 -> 44 measured).
   REQUIRE(zero3_2021.size() >= 3);

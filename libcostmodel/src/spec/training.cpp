@@ -115,8 +115,8 @@ const std::vector<TrainingField>& training_fields() {
       {"moe_capacity_factor", "moe-capacity-factor",
        "tokens of the busiest expert relative to balanced routing (Megatron-LM's capacity factor) [1]"},
       {"zero3_gather", "zero3-gather",
-       "ZeRO-3's per-parameter collectives: flat (one tensor: DeepSpeed since 2022, FSDP) or list (world_size "
-       "shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]"},
+       "ZeRO-3's per-parameter collectives: flat (one tensor: DeepSpeed since 2022, FSDP) or list "
+       "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]"},
       {"dp_algorithm", "dp-algo",
        "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|auto [auto]"},
       {"tp_algorithm", "tp-algo", "TP collective algorithm [auto]"},

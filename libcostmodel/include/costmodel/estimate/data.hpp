@@ -19,13 +19,18 @@
 //   gradients reduce-scattered after its backward, every micro-batch (stage3.py). The first layer's
 //   forward gather has nothing to hide behind.
 // - ZeRO-3 as DeepSpeed ran it in 2021 (Zero3Gather::kList): one torch.distributed.all_gather per parameter
-//   with a list of world_size shards (deepspeed/runtime/zero/partition_parameters.py _allgather_param) and one
-//   reduce_scatter per gradient with a list of world_size inputs (_reduce_scatter_gradient, called per
+//   with a list of world_size shards (deepspeed/runtime/zero/partition_parameters.py _allgather_param) and
+//   one reduce_scatter per gradient with a list of world_size inputs (_reduce_scatter_gradient, called per
 //   parameter by stage3.py average_tensor -> reduce_gradients_at_owner). PyTorch's ProcessGroupNCCL then
 //   copies every shard out of (into) a flat buffer with its own copy_ (torch/lib/c10d/ProcessGroupNCCL.cpp,
 //   allgather, reduce_scatter): world_size copies per parameter per collective, submitted by the host, while
 //   DeepSpeed synchronizes the device before each gather (_allgather_param, _synchronize_communication). The
-//   host's time grows with the rank count; nothing hides it (DataParallelStreams::layer_copies).
+//   host's time grows with the rank count; nothing hides it (DataParallelStreams::layer_copies). Read in
+//   samyam/DeepSpeed partition_parameters.py (commit 67f957a4d7c433db6446ca14f7bbd13b1c702d3b) and stage3.py
+//   (14a775e81a56efa41438727e131f7eb76bbfaa90: fetch_sub_module, _synchronize_communication), and
+//   pytorch/pytorch torch/lib/c10d/ProcessGroupNCCL.cpp (00f5dfd57004bacc04db40afa06f100cf2fa33f6).
+//   DeepSpeed PR 1188 (June 2021) began gathering without the list ("the async version is not async at
+//   all, because each all_gather calls torch.cuda.synchronize()"); PR 4705 (2023) replaced the last lists.
 // Gradients travel in fp32 with bf16 training (Megatron-LM forces accumulate_allreduce_grads_in_fp32) and
 // fp16 with fp16 (gradient_bytes()); weights in bf16/fp16. When each stream hides behind compute is the
 // overlap budget's business (overlap.hpp, step.cpp).
