@@ -208,6 +208,14 @@ TEST_CASE("properties over random valid configurations") {
     if (slow.check(s) != kValid) continue;
     ++checked;
     const StepEstimate a = slow.evaluate(s);
+    // The same with tensor-parallel communication overlapped with its GEMMs (--tp-comm-overlap): never
+    // slower, and the one budget still holds with the TP collectives sharing the windows.
+    EstimateOptions tp_overlap;
+    tp_overlap.tp_comm_overlap = true;
+    const StepEstimate o =
+        Estimator(model, cluster("a100-80gb", gpus, links[0], "q3400"), tp_overlap).evaluate(s);
+    CHECK(o.step_time.value <= a.step_time.value * (1 + 1e-12));
+    CHECK(o.breakdown.hidden_comm.value <= o.breakdown.compute.value * (1 + 1e-12));
     CAPTURE(m.name);
     CAPTURE(tp);
     CAPTURE(pp);

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "estimate_fixtures.hpp"
 
 using namespace costmodel;
@@ -37,4 +39,44 @@ TEST_CASE("tensor parallelism: 4 collectives of T·h activations per layer, 6 un
   c.strategy.tp = 1;
   CHECK(tensor_parallel_layer_time(c.inputs()).value == 0.0);
   CHECK(tensor_parallel_end_time(c.inputs()).value == 0.0);
+}
+
+TEST_CASE("--tp-comm-overlap: each collective's first chunk waits, the rest hides behind its GEMMs") {
+  // Toy GPT at tp 2, sequence parallel: per operator (attention, MLP) and pass one all-gather +
+  // reduce-scatter pair c = 2 RS. Overlapped (Wang et al. 2023: t chunks pipelined with the GEMM), the first
+  // chunk c/t waits and the rest c(t-1)/t hides behind the operator's GEMMs g (forward g, backward 2g) at
+  // efficiency e: exposed = c/t + max(0, c(t-1)/t - e g), summed over 2 operators x 2 passes.
+  TermCase c;
+  c.strategy.tp = 2;
+  c.strategy.dp = 4;
+  c.strategy.global_batch = 8;
+  c.place(8);
+  c.options.tp_comm_overlap = true;
+  const StepInputs in = c.inputs();
+  const double total = tensor_parallel_layer_time(in).value;
+  const double op = total / 4.0;
+  LayerForward f;
+  f.attention_gemms = attention_gemm_time(in);
+  f.mlp = dense_mlp_time(in);
+  const auto exposed = [&](double e) {
+    double sum = 0.0;
+    for (const double g : {1.0, 2.0}) {
+      for (const double gemm : {f.attention_gemms.value, f.mlp.value})
+        sum += op / 2 + std::max(0.0, op / 2 - e * g * gemm);
+    }
+    return sum;
+  };
+  const TensorParallelLayer overlapped = tensor_parallel_layer(in, f, 0.8);
+  CHECK(overlapped.total.value == doctest::Approx(total));
+  CHECK(overlapped.exposed.value == doctest::Approx(exposed(0.8)));
+  CHECK(overlapped.exposed.value < total);
+  CHECK(overlapped.exposed.value >= total / 2 * (1 - 1e-12));  // the first of t = 2 chunks always waits
+  // No overlap without the flag, or without sequence parallelism (Megatron-LM requires it).
+  c.options.tp_comm_overlap = false;
+  CHECK(tensor_parallel_layer(c.inputs(), f, 0.8).exposed.value == doctest::Approx(total));
+  c.options.tp_comm_overlap = true;
+  c.strategy.sequence_parallel = false;
+  const StepInputs no_sp = c.inputs();
+  CHECK(tensor_parallel_layer(no_sp, f, 0.8).exposed.value ==
+        doctest::Approx(tensor_parallel_layer_time(no_sp).value));
 }

@@ -58,6 +58,7 @@ EstimateOptions estimate_options(const TrainingSpec& training) {
   options.attention_dtype = training.attention_dtype;
   options.moe_capacity_factor = training.moe_capacity_factor;
   options.zero3_gather = training.zero3_gather;
+  options.tp_comm_overlap = training.tp_comm_overlap;
   return options;
 }
 
@@ -182,7 +183,7 @@ namespace {
 // One pipeline stage kind's time for one micro-batch in the steady state, and the parts of it, s.
 struct StageTime {
   double compute = 0;     // its layers' forward, backward and recompute (+ the logits on the last stage)
-  double tp = 0;          // tensor-parallel collectives, never overlapped
+  double tp = 0;          // tensor-parallel collectives left exposed (all, unless --tp-comm-overlap)
   double ep = 0;          // expert dispatch and combine, never overlapped
   double cp_exposed = 0;  // the context-parallel ring left after the attention core
   double dp_total = 0;    // ZeRO-2/3 streams of every micro-batch, before overlap
@@ -194,7 +195,8 @@ struct StageTime {
 // The per-layer numbers every stage kind shares.
 struct LayerTerms {
   double forward = 0, backward = 0, core_forward = 0, core_backward = 0, logits = 0;
-  double tp = 0, tp_end = 0, ep = 0, cp_forward = 0, cp_backward = 0, send_recv = 0;
+  double tp = 0, tp_hidden_forward = 0, tp_hidden_backward = 0, tp_end = 0, ep = 0, cp_forward = 0,
+         cp_backward = 0, send_recv = 0;
   double efficiency = 1;
   bool overlap = true;
 };
@@ -222,16 +224,21 @@ StageTime stage_time(const LayerTerms& l, const DataParallelStreams& dp, double 
       gather > 0.0 ? (first && end_gather > 0.0 ? dp.first_end_gather.value : gather) : 0.0;
   const double hideable_forward = l.overlap ? forward_streams - unhidden : 0.0;
   const double hideable_backward = l.overlap ? backward_streams : 0.0;
+  // Overlapped tensor-parallel collectives already use their GEMMs' share of the windows (hidden / e).
+  const double tp_used_f = l.efficiency > 0.0 ? l.tp_hidden_forward / l.efficiency : 0.0;
+  const double tp_used_b = l.efficiency > 0.0 ? l.tp_hidden_backward / l.efficiency : 0.0;
   const Overlapped f = overlap(
-      {layers * l.forward, layers * l.core_forward, layers * l.cp_forward, hideable_forward}, l.efficiency);
-  const Overlapped b = overlap({layers * l.backward, layers * (l.core_backward + recompute_core),
-                                layers * l.cp_backward, hideable_backward},
-                               l.efficiency);
+      {layers * (l.forward - tp_used_f), layers * l.core_forward, layers * l.cp_forward, hideable_forward},
+      l.efficiency);
+  const Overlapped b =
+      overlap({layers * (l.backward - tp_used_b), layers * (l.core_backward + recompute_core),
+               layers * l.cp_backward, hideable_backward},
+              l.efficiency);
   t.cp_exposed = f.confined_exposed + b.confined_exposed;
   t.dp_exposed =
       t.dp_total -
       (l.overlap ? (hideable_forward - f.free_exposed) + (hideable_backward - b.free_exposed) : 0.0);
-  t.hidden = f.hidden + b.hidden;
+  t.hidden = f.hidden + b.hidden + layers * (l.tp_hidden_forward + l.tp_hidden_backward);
   t.total = t.compute + t.tp + t.ep + t.cp_exposed + t.dp_exposed + l.send_recv;
   return t;
 }
@@ -260,14 +267,17 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   l.core_forward = compute.layer_forward.attention_core.value;
   l.core_backward = compute.layer_backward.attention_core.value;
   l.logits = compute.logits.value;
-  l.tp = tensor_parallel_layer_time(in).value;
+  l.efficiency = in.gpu.efficiency.overlap;
+  const TensorParallelLayer tp = tensor_parallel_layer(in, compute.layer_forward, l.efficiency);
+  l.tp = tp.exposed.value;
+  l.tp_hidden_forward = tp.hidden_forward.value;
+  l.tp_hidden_backward = tp.hidden_backward.value;
   l.tp_end = tensor_parallel_end_time(in).value;
   l.ep = expert_parallel_layer_time(in).value;
   const ContextParallelComm cp = context_parallel_layer_comm(in);
   l.cp_forward = cp.forward.value;
   l.cp_backward = cp.backward.value;
   l.send_recv = pipeline_send_recv_time(in).value;
-  l.efficiency = in.gpu.efficiency.overlap;
   l.overlap = st.overlap;
   const double recompute_core = st.recompute == Recompute::kFull   ? in.recomputed_share * l.core_forward
                                 : st.recompute == Recompute::kNone ? 0.0
@@ -294,16 +304,18 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   double step_exposed = step_streams;
   if (st.overlap && step_streams > 0.0) {
     const double n = layers.first;
+    // The windows less what overlapped tensor-parallel collectives use (stage_time()).
+    const double window_b =
+        n * (l.backward - (l.efficiency > 0.0 ? l.tp_hidden_backward / l.efficiency : 0.0));
+    const double window_f = n * (l.forward - (l.efficiency > 0.0 ? l.tp_hidden_forward / l.efficiency : 0.0));
     const double cp_b = n * l.cp_backward, cp_f = n * l.cp_forward;
     const double core_b = n * (l.core_backward + recompute_core), core_f = n * l.core_forward;
     const double per_mb_b = n * (dp.layer_gather.value + dp.layer_reduce.value);
     const double per_mb_f = n * dp.layer_gather.value;
-    const Overlapped b0 = overlap({n * l.backward, core_b, cp_b, per_mb_b}, l.efficiency);
-    const Overlapped b1 =
-        overlap({n * l.backward, core_b, cp_b, per_mb_b + dp.step_reduce.value}, l.efficiency);
-    const Overlapped f0 = overlap({n * l.forward, core_f, cp_f, per_mb_f}, l.efficiency);
-    const Overlapped f1 =
-        overlap({n * l.forward, core_f, cp_f, per_mb_f + dp.step_gather.value}, l.efficiency);
+    const Overlapped b0 = overlap({window_b, core_b, cp_b, per_mb_b}, l.efficiency);
+    const Overlapped b1 = overlap({window_b, core_b, cp_b, per_mb_b + dp.step_reduce.value}, l.efficiency);
+    const Overlapped f0 = overlap({window_f, core_f, cp_f, per_mb_f}, l.efficiency);
+    const Overlapped f1 = overlap({window_f, core_f, cp_f, per_mb_f + dp.step_gather.value}, l.efficiency);
     step_exposed = (b1.free_exposed - b0.free_exposed) + (f1.free_exposed - f0.free_exposed);
   }
   const double tied = dp.tied_embedding.value;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "costmodel/estimate/tensor.hpp"
 
+#include <algorithm>
+
 #include "communication.hpp"
 
 namespace costmodel {
@@ -29,6 +31,33 @@ Seconds tensor_parallel_layer_time(const StepInputs& in) noexcept {
   const double passes = 2.0 + in.recomputed_share;
   const double mlp = st.ep > 1 ? 1.0 - in.moe_share : 1.0;
   return Seconds(one_operator(in) * passes * (1.0 + mlp));
+}
+
+TensorParallelLayer tensor_parallel_layer(const StepInputs& in, const LayerForward& forward,
+                                          double efficiency) noexcept {
+  const Seconds total = tensor_parallel_layer_time(in);
+  if (!in.options.tp_comm_overlap || !in.sequence_parallel || total.value <= 0.0)
+    return {total, total, Seconds(0.0), Seconds(0.0)};
+  const Strategy& st = in.strategy;
+  const double t = st.tp;
+  const double c = one_operator(in);
+  const double mlp = st.ep > 1 ? 1.0 - in.moe_share : 1.0;
+  const auto hidden_behind = [&](double comm, double gemm) {
+    return comm / t + std::max(0.0, comm * (t - 1.0) / t - efficiency * gemm);
+  };
+  // (share of the layers, GEMM time in forward units): forward, backward, recomputed forward.
+  const double passes[3][2] = {{1.0, 1.0}, {1.0, 2.0}, {in.recomputed_share, 1.0}};
+  double exposed[3] = {0.0, 0.0, 0.0};
+  for (int p = 0; p < 3; ++p) {
+    const double share = passes[p][0], g = passes[p][1];
+    exposed[p] = share * (hidden_behind(c, g * forward.attention_gemms.value) +
+                          mlp * hidden_behind(c, g * forward.mlp.value));
+  }
+  // Each pass carries c per operator: 1 + mlp operators, times its share of the layers.
+  const double per_pass = c * (1.0 + mlp);
+  const double hidden_f = per_pass - exposed[0];
+  const double hidden_b = per_pass * (1.0 + in.recomputed_share) - exposed[1] - exposed[2];
+  return {total, Seconds(total.value - hidden_f - hidden_b), Seconds(hidden_f), Seconds(hidden_b)};
 }
 
 // The embedding's all-reduce (reduce-scatter under sequence parallelism) in the forward pass, or the output

@@ -114,6 +114,9 @@ const std::vector<TrainingField>& training_fields() {
        "attention core precision under --dtype fp8: bf16|fp8 [bf16, as Megatron-LM and Transformer Engine]"},
       {"moe_capacity_factor", "moe-capacity-factor",
        "tokens of the busiest expert relative to balanced routing (Megatron-LM's capacity factor) [1]"},
+      {"tp_comm_overlap", "tp-comm-overlap",
+       "overlap the sequence-parallel all-gathers and reduce-scatters with their GEMMs (Megatron-LM "
+       "--tp-comm-overlap, NeMo ub_tp_comm_overlap): on|off [off]"},
       {"zero3_gather", "zero3-gather",
        "ZeRO-3's per-parameter collectives: flat (one tensor: DeepSpeed since 2022, FSDP) or list "
        "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]"},
@@ -216,6 +219,8 @@ void set_training_field(TrainingSpec& spec, std::string_view key, std::string_vi
       throw Error("expected a positive number (at most 64), got " + quoted(text));
     }
     spec.moe_capacity_factor = factor;
+  } else if (key == "tp_comm_overlap") {
+    spec.tp_comm_overlap = on_off(text);
   } else if (key == "zero3_gather") {
     if (text != "flat" && text != "list")
       fail_choice("expected flat or list, got " + quoted(text), text, {"flat", "list"});

@@ -34,6 +34,10 @@ struct EstimateOptions {
   /// ZeRO-3's per-parameter collectives (spec/collective.hpp): kList adds PyTorch's per-shard copies
   /// (data_parallel_streams(), DataParallelStreams::layer_copies).
   Zero3Gather zero3_gather = Zero3Gather::kFlat;
+  /// Megatron-LM --tp-comm-overlap (Transformer Engine userbuffers; needs sequence parallelism): each
+  /// tensor-parallel all-gather and reduce-scatter is pipelined with its GEMM (tensor_parallel_layer()).
+  /// Off by default, as in Megatron-LM; NeMo's performance configurations turn it on.
+  bool tp_comm_overlap = false;
 };
 
 /// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only) with their collectives'

@@ -10,7 +10,9 @@
 // recompute adds. Streams that overlap them: the context-parallel K/V ring (confined to the attention core
 // it feeds), ZeRO-3's weight gathers and ZeRO-2/3's reduce-scatters, and, once a step, the ZeRO-0/1 gradient
 // reduction (the last micro-batch's backward) and the ZeRO-1/2 weight all-gather (the first micro-batch's
-// forward). Never overlapped: tensor-parallel collectives, pipeline send/recv, expert dispatch and combine,
+// forward). With --tp-comm-overlap the tensor-parallel collectives hide behind their own GEMMs first
+// (tensor_parallel_layer()) and the other streams share what is left of the window. Never overlapped:
+// tensor-parallel collectives otherwise, pipeline send/recv, expert dispatch and combine,
 // the first layer's ZeRO-3 gather of each micro-batch, the tied-embedding all-reduce and the optimizer step.
 
 #include <algorithm>

@@ -2,6 +2,7 @@
 #pragma once
 // Tensor parallelism: the collectives of one layer on one GPU (Shoeybi et al. 2019; Korthikanti et al. 2022).
 
+#include "costmodel/estimate/compute.hpp"
 #include "costmodel/estimate/inputs.hpp"
 #include "costmodel/units.hpp"
 
@@ -12,6 +13,25 @@ namespace costmodel {
 /// reduce-scatter + all-gather pairs, on SplitPaths::tp with EstimateOptions::tp_algorithm (a MoE layer
 /// with ep > 1 without its MLP's: expert.hpp); 0 when tp == 1. Never overlapped, s.
 [[nodiscard]] Seconds tensor_parallel_layer_time(const StepInputs& in) noexcept;
+
+/// The same collectives and what of them stays on the critical path, s.
+struct TensorParallelLayer {
+  Seconds total;    ///< tensor_parallel_layer_time()
+  Seconds exposed;  ///< all of it, or with EstimateOptions::tp_comm_overlap what the GEMMs do not hide
+  /// Of the hidden rest, what the forward pass's GEMMs hide, and the backward's (with the recomputed
+  /// forward): the overlap budget of those windows is that much smaller for other streams.
+  Seconds hidden_forward, hidden_backward;
+};
+/// With --tp-comm-overlap under sequence parallelism (Megatron-LM megatron/core/model_parallel_config.py
+/// tp_comm_overlap; Transformer Engine userbuffers, transformer_engine/pytorch/module/base.py initialize_ub)
+/// each all-gather is split into t chunks pipelined with the column-parallel GEMM it feeds and each
+/// reduce-scatter with the row-parallel GEMM that produces it (Wang et al. 2023, ASPLOS, "Overlap
+/// communication with dependent computation via decomposition"): per operator and pass, the first chunk's
+/// share c/t waits and the rest hides behind the operator's GEMMs g at the GPU's overlap efficiency e:
+/// exposed = c/t + max(0, c (t-1)/t - e g). The passes: forward (g), backward (dgrad and wgrad, 2 g) and the
+/// recomputed forward. `forward` is one layer's forward pass (its attention and MLP GEMMs).
+[[nodiscard]] TensorParallelLayer tensor_parallel_layer(const StepInputs& in, const LayerForward& forward,
+                                                        double efficiency) noexcept;
 
 /// The embedding's (first stage) or the output layer's (last stage) tensor-parallel collective for one
 /// micro-batch: one AllReduce of T·h, or one reduce-scatter + all-gather pair; 0 when tp == 1. Never

@@ -39,6 +39,9 @@ struct TrainingSpec {
   /// ZeRO-3's per-parameter collectives: flat (DeepSpeed since 2022, FSDP) or list (DeepSpeed's ZeRO-3 of
   /// 2021): spec/collective.hpp Zero3Gather.
   Zero3Gather zero3_gather = Zero3Gather::kFlat;
+  /// Tensor-parallel communication overlapped with the GEMMs it feeds (Megatron-LM --tp-comm-overlap);
+  /// EstimateOptions::tp_comm_overlap.
+  bool tp_comm_overlap = false;
   Algorithm tp_algorithm = Algorithm::kAuto;  ///< the tensor-parallel collectives' algorithm
   Pins pins;                                  ///< knobs fixed by the user or the source
   EconomicsSpec economics;                    ///< cost basis, amortisation, electricity, PUE
