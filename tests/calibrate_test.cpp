@@ -301,6 +301,14 @@ TEST_CASE("cluster_yaml reads back as the same cluster") {
   CHECK(back.scale_up_fabric().bandwidth.value == doctest::Approx(c.scale_up->bandwidth.value));
   CHECK(back.scale_up_fabric().latency.value == doctest::Approx(c.scale_up->latency.value));
   CHECK(back.switch_spec.name == c.switch_spec.name);
+  CHECK(back.link.nccl_protocols == kAllNcclProtocols);
+  // A network whose NCCL runs only some protocols keeps them (links.yaml tcpxo-200g: Simple).
+  options.link = "tcpxo-200g";
+  const ClusterSpec tcpxo = apply_cluster_options(default_cluster(catalog()), options, catalog());
+  CHECK(tcpxo.link.nccl_protocols == 0b100);
+  const std::string tcpxo_text = cluster_yaml(tcpxo, {});
+  CHECK(tcpxo_text.find("    nccl_protocols: [simple]\n") != std::string::npos);
+  CHECK(load_cluster_text(tcpxo_text, "calibrated.yaml", catalog()).link.nccl_protocols == 0b100);
 }
 
 namespace {

@@ -306,6 +306,48 @@ TEST_CASE("an InfiniBand cluster without in_network: sharp never picks CollNet/i
   }
 }
 
+TEST_CASE(
+    "a network whose NCCL runs only some protocols (LinkSpec::nccl_protocols) restricts multi-node ones") {
+  // GPUDirect-TCPXO's NCCL profile sets NCCL_PROTO=Simple (data/links.yaml tcpxo-200g); NCCL_PROTO applies to
+  // the whole communicator, so a communicator inside one node keeps LL, one across nodes runs Simple only.
+  ClusterSpec simple = dgx_h100(16);
+  simple.link.nccl_protocols = 0b100;
+  const LinkPath node = link_path(simple, Communicator{8, 1, 1});
+  const LinkPath nodes = link_path(simple, Communicator{16, 1, 1});
+  CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(8.0), node).protocol ==
+        Protocol::kLL);
+  const LinkPath all = link_path(dgx_h100(16), Communicator{16, 1, 1});
+  CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(8.0), all).protocol !=
+        Protocol::kSimple);
+  for (Collective op : kAllCollectives) {
+    for (double n = 8.0; n <= 1e10; n *= 16) {
+      CAPTURE(n);
+      CHECK(collective_cost(op, Algorithm::kAuto, Bytes(n), nodes).protocol == Protocol::kSimple);
+      CHECK(collective_cost(op, Algorithm::kAuto, Bytes(n), collective_path(nodes)).protocol ==
+            Protocol::kSimple);
+    }
+  }
+  // Only Simple left, the 8-byte all-reduce pays Simple's latency: NVLSTree, 25 + 2 x 14 us (NCCL's
+  // hwLat NVLINK and NET rows; the link's latency is InfiniBand's, no excess).
+  CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(8.0), nodes).time.value ==
+        doctest::Approx(53e-6).epsilon(0.01));
+  CHECK_FALSE(applicable(Collective::kAllReduce, Algorithm::kRing, nodes, Protocol::kLL));
+  CHECK(applicable(Collective::kAllReduce, Algorithm::kRing, node, Protocol::kLL));
+  CHECK_FALSE(applicable(Collective::kAllReduce, Algorithm::kAuto, nodes, Protocol::kLL128));
+  CHECK_THROWS_AS(
+      (void)collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(8.0), nodes, Protocol::kLL),
+      Error);
+  CHECK(why_not_applicable(Collective::kAllReduce, Algorithm::kRing, nodes, simple, Protocol::kLL)
+            .find("NCCL runs only simple over this network") != std::string::npos);
+  // A network without Simple cannot run the Simple-only algorithms (NVLSTree) across its nodes.
+  ClusterSpec ll_only = dgx_h100(16);
+  ll_only.link.nccl_protocols = 0b001;
+  const LinkPath ll_nodes = link_path(ll_only, Communicator{16, 1, 1});
+  CHECK_FALSE(applicable(Collective::kAllReduce, Algorithm::kNvlsTree, ll_nodes));
+  CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, kLarge, ll_nodes).protocol ==
+        Protocol::kLL);
+}
+
 TEST_CASE("Broadcast and Reduce are never a tree (NCCL runs them on rings)") {
   for (const ClusterSpec& c : {dgx_a100(8), dgx_a100(128), dgx_h100(16), dgx_h100(1024)}) {
     const LinkPath p = link_path(c, Communicator{c.gpus, 1, 1});

@@ -167,20 +167,23 @@ TEST_CASE("held-out nccl-tests measurements (tests/fixtures/nccl-holdout.yaml)")
   CHECK(mid.count >= 40);
   CHECK(small.count >= 30);
   // Met: large messages within 12% median, small-message time within 25% median (bounds: today's 9.1%,
-  // 17.9%).
+  // 16.3%; the TCPXO curve's floor, 136-167 us, is NCCL's Simple protocol, the only one Google's A3 Mega
+  // profile runs: links.yaml tcpxo-200g nccl_protocols, model 151-154 us; with LL it was 74-102 us).
   CHECK(large.median <= 0.10);
-  CHECK(small.median <= 0.19);
+  CHECK(small.median <= 0.17);
   // Not met (WARN prints the shortfall; the CHECKs hold today's figures). The curves behind NCCL net plugins
-  // are 1.2-3.5x faster in the model at mid sizes: AWS p5 over EFA (up to +113% at 32 nodes, tree/LL128
-  // where aws-ofi-nccl may restrict NCCL to Simple, src/platform-aws.c configure_nccl_proto) and GCP's TCPXO
-  // (+255% at 16 MiB). Large max: p5 at 32 nodes, +94% at 256 MiB. NVLink rings (8 A100 on NCCL 2.18.5, 4
-  // GB200) approach their peak far slower than NCCL's alpha-beta ring (+21 to +50% at 1-128 MiB); one GB200
-  // NVL72 rack reaches 586 GB/s at 512 MiB against the model's NVLS 810 (+38%).
+  // are 1.2-3.5x faster in the model at mid sizes: AWS p5 over EFA (up to +113% at 32 nodes; aws-ofi-nccl
+  // leaves LL/LL128 on there, src/platform-aws.cpp platform_config_endpoint, but its own tuner picks the
+  // (algorithm, protocol) by measured regions and it sets 512 KiB chunks, neither modelled) and GCP's TCPXO
+  // (+255% at 16 MiB, +100% at 4 MiB: NCCL_ALGO=Ring,Tree, NVLS off and Google's tuner are not modelled).
+  // Large max: p5 at 32 nodes, +94% at 256 MiB. NVLink rings (8 A100 on NCCL 2.18.5, 4 GB200) approach
+  // their peak far slower than NCCL's alpha-beta ring (+21 to +50% at 1-128 MiB); one GB200 NVL72 rack
+  // reaches 586 GB/s at 512 MiB against the model's NVLS 810 (+38%).
   WARN(large.max <= 0.25);
   WARN(mid.median <= 0.20);
   WARN(mid.max <= 0.35);
   CHECK(large.max <= 0.95);
-  CHECK(mid.median <= 0.29);
+  CHECK(mid.median <= 0.27);
   CHECK(mid.max <= 2.6);
   // NCCL's own transports (NVLink, InfiniBand), what the model's constants come from: mid-size median met.
   const Stats native_large = stats_of(points, SizeClass::kLarge, false);

@@ -56,6 +56,17 @@ std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& c
       << "    latency: " << seconds(c.link.latency) << '\n'
       << "    efficiency: " << number(c.link.efficiency) << '\n';
   write_protocols(out, c.link.protocols, "    ");
+  if (c.link.nccl_protocols != kAllNcclProtocols) {
+    constexpr std::array<const char*, kNcclProtocols> kNames{"ll", "ll128", "simple"};
+    out << "    nccl_protocols: [";
+    const char* separator = "";
+    for (std::size_t p = 0; p < kNames.size(); ++p) {
+      if (((c.link.nccl_protocols >> p) & 1U) == 0) continue;
+      out << separator << kNames[p];
+      separator = ", ";
+    }
+    out << "]\n";
+  }
   out << "    transport: " << to_string(c.link.transport) << '\n'
       << "    nic_price: " << fixed(c.link.nic_price.value, 2) << "USD\n"
       << "    nic_power: " << fixed(c.link.nic_power.value, 3) << "W\n"

@@ -46,6 +46,26 @@ std::vector<PortMode> read_breakouts(Map& map) {
 
 // `protocols: {ll: {step_latency: 2.1us, bandwidth_factor: 0.9}, ll128: {...}, simple: {...}}`: what
 // `costmodel calibrate` measured per NCCL protocol on one fabric level.
+// `nccl_protocols: [ll128, simple]`: the NCCL protocols a link's network runs (NCCL_PROTO as its net plugin
+// or vendor sets it); a non-empty list of ll, ll128, simple.
+NcclProtocolMask read_nccl_protocols(Map& map, NcclProtocolMask fallback) {
+  const YAML::Node node = map.optional("nccl_protocols");
+  if (!node.IsDefined()) return fallback;
+  const std::string field = map.field("nccl_protocols");
+  if (!node.IsSequence() || node.size() == 0) {
+    throw Error(yaml::location_of(map.file(), node), field,
+                "expected a non-empty list of ll, ll128, simple, got " +
+                    (node.IsSequence() ? std::string("an empty list") : yaml::describe(node)));
+  }
+  NcclProtocolMask mask = 0;
+  for (const YAML::Node& item : node) {
+    const std::string name = yaml::choose(map.file(), item, field, {"ll", "ll128", "simple"});
+    const int p = name == "ll" ? 0 : name == "ll128" ? 1 : 2;
+    mask = static_cast<NcclProtocolMask>(mask | (1U << p));
+  }
+  return mask;
+}
+
 ProtocolCalibration read_protocols(Map& map, ProtocolCalibration calibration) {
   if (!map.has("protocols")) return calibration;
   Map protocols = map.map("protocols");
@@ -285,6 +305,7 @@ LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry) {
   l.efficiency = optional_or_required_number("efficiency", base ? l.efficiency : 1.0);
   l.latency = Seconds(quantity("latency", Dimension::kSeconds, l.latency.value));
   l.protocols = read_protocols(map, l.protocols);
+  l.nccl_protocols = read_nccl_protocols(map, l.nccl_protocols);
   const std::string transport =
       all_required
           ? map.choice("transport", {"rdma", "tcp"})

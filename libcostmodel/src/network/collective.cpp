@@ -33,6 +33,15 @@ bool runs_protocol(Algorithm a, int proto) {
   return true;
 }
 
+// Whether the communicator's network lets NCCL run `proto`: a net plugin or the vendor's NCCL environment
+// restricts the protocols over it (LinkSpec::nccl_protocols, NCCL_PROTO: e.g. aws-ofi-nccl sets Simple when
+// EFA cannot deliver 128-byte writes in order, src/platform-aws.cpp platform_config_endpoint; Google's
+// GPUDirect-TCPXO profile runs Simple). NCCL_PROTO applies to the whole communicator
+// (src/graph/tuning.cc ncclTopoTuneModel, protoEnable), so only one that spans domains is restricted.
+bool network_runs(const LinkPath& path, int proto) {
+  return path.scale_out.ranks <= 1 || ((path.scale_out.nccl_protocols >> proto) & 1U) != 0;
+}
+
 // What Auto chooses from, in NCCL's order for ties (tree, ring, CollNet, NVLS, NVLSTree): the algorithms
 // NCCL implements (ring, tree, NVLS/CollNet, NVLSTree, p2p for all-to-all and send/recv) and, on a torus
 // that NCCL does not drive, the bucket algorithm. Halving-doubling and hierarchical run only when asked for.
@@ -270,11 +279,39 @@ bool protocol_applicable(Algorithm a, Protocol p) {
   return p == Protocol::kAuto || a == Algorithm::kAuto || runs_protocol(a, static_cast<int>(p));
 }
 
+// Whether algorithm `a` (not Auto) runs protocol `p` (or, for Auto, one of its protocols) over the network.
+bool network_applicable(Algorithm a, const LinkPath& path, Protocol p) {
+  if (p != Protocol::kAuto) return network_runs(path, static_cast<int>(p));
+  for (int proto = kLL; proto <= kSimple; ++proto) {
+    if (runs_protocol(a, proto) && network_runs(path, proto)) return true;
+  }
+  return false;
+}
+
+std::string network_reason(const LinkPath& path, Algorithm a, Protocol p) {
+  std::string reason = "NCCL runs only ";
+  bool first = true;
+  for (int proto = kLL; proto <= kSimple; ++proto) {
+    if (!network_runs(path, proto)) continue;
+    if (!first) reason.append(", ");
+    reason.append(to_string(static_cast<Protocol>(proto)));
+    first = false;
+  }
+  reason.append(" over this network (the link's nccl_protocols), so ");
+  reason.append(to_string(a));
+  reason.append(" cannot run");
+  if (p != Protocol::kAuto) reason.append(" ").append(to_string(p));
+  reason.append(" across its nodes");
+  return reason;
+}
+
 // Auto with a pinned protocol needs one of its candidates to run that protocol here.
+// (Unpinned, the ring runs every protocol, and a network allows at least one.)
 bool auto_runs(Collective c, const LinkPath& path, Protocol p) {
   if (p == Protocol::kAuto) return true;
   return std::any_of(kAutoCandidates.begin(), kAutoCandidates.end(), [&](Algorithm a) {
-    return runs_protocol(a, static_cast<int>(p)) && applicable_inline(c, a, path);
+    return runs_protocol(a, static_cast<int>(p)) && network_runs(path, static_cast<int>(p)) &&
+           applicable_inline(c, a, path);
   });
 }
 
@@ -286,7 +323,7 @@ constexpr std::size_t entry_index(Collective c, Algorithm a, int proto) {
 
 // The entry of (c, a, proto) on `m`, or one that does not run.
 Entry entry_of(Collective c, Algorithm a, int proto, const LinkPath& path, const Model& m) {
-  if (!runs_protocol(a, proto) || !applicable_inline(c, a, path)) return {};
+  if (!runs_protocol(a, proto) || !network_runs(path, proto) || !applicable_inline(c, a, path)) return {};
   return evaluate(c, a, proto, m);
 }
 
@@ -325,6 +362,8 @@ std::string why_not_applicable(Collective c, Algorithm a, const LinkPath& path, 
     return false;
   });
   if (reason.empty() && !protocol_applicable(a, p)) reason = protocol_reason(a, p);
+  if (reason.empty() && a != Algorithm::kAuto && !network_applicable(a, path, p))
+    reason = network_reason(path, a, p);
   if (reason.empty() && a == Algorithm::kAuto && !auto_runs(c, path, p)) {
     reason = "no algorithm runs " + std::string(to_string(c)) + " with protocol " +
              std::string(to_string(p)) + " here";
@@ -334,7 +373,7 @@ std::string why_not_applicable(Collective c, Algorithm a, const LinkPath& path, 
 
 bool applicable(Collective c, Algorithm a, const LinkPath& path, Protocol p) {
   if (a == Algorithm::kAuto) return auto_runs(c, path, p);
-  return protocol_applicable(a, p) && applicable_inline(c, a, path);
+  return protocol_applicable(a, p) && network_applicable(a, path, p) && applicable_inline(c, a, path);
 }
 
 CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& path, Protocol p) {

@@ -161,6 +161,7 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
   out.ranks = ceil_div(comm.ranks, per_domain);
   if (out.ranks == 1) return path;
   out.protocols = topo.link_protocols;
+  out.nccl_protocols = topo.link_nccl_protocols;
 
   // The node's NICs are shared by its ranks of this and of the concurrent communicators.
   const int sharers = std::min(topo.gpus_per_node, path.ranks_per_node * comm.concurrent_groups);

@@ -385,6 +385,7 @@ Topology build_topology(const ClusterSpec& cluster) {
   topo.nic_bandwidth = topo.nic_line_rate * cluster.link.efficiency;
   topo.link_latency = cluster.link.latency;
   topo.link_protocols = cluster.link.protocols;
+  topo.link_nccl_protocols = cluster.link.nccl_protocols;
   topo.switch_latency = switched ? cluster.switch_spec.latency : Seconds(0.0);
   topo.sharp = switched && cluster.switch_spec.in_network_reduction == InNetworkReduction::kSharp &&
                cluster.in_network == InNetworkReduction::kSharp;

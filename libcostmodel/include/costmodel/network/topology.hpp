@@ -127,6 +127,7 @@ struct Topology {
   BytesPerSecond nic_bandwidth;  ///< nic_line_rate x LinkSpec::efficiency
   Seconds link_latency;
   ProtocolCalibration link_protocols;  ///< measured per-protocol constants (LinkSpec::protocols)
+  NcclProtocolMask link_nccl_protocols = kAllNcclProtocols;  ///< LinkSpec::nccl_protocols
   Seconds switch_latency;
   bool sharp = false;  ///< switches reduce in-network (SHARP) and the cluster has it on (in_network: sharp)
   BytesPerSecond host_link;  ///< one GPU's PCIe link per direction (GpuSpec::host_link); 0: no limit
@@ -166,6 +167,9 @@ struct LevelPath {
   /// all-reduce moves its whole buffer over); 0 on a switched level.
   BytesPerSecond pair_bandwidth;
   ProtocolCalibration protocols;  ///< measured per-protocol constants of the level; empty: NCCL's
+  /// NCCL's protocols over the level (LinkSpec::nccl_protocols for the scale-out network; all inside a
+  /// domain).
+  NcclProtocolMask nccl_protocols = kAllNcclProtocols;
 };
 
 /// What a communicator sees: plain numbers, no allocation.

@@ -4,6 +4,7 @@
 // switches.yaml).
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,10 @@ inline constexpr int kGpuArchitectureCount = 4;  ///< values of GpuArchitecture
 
 /// NCCL's protocols, in the order of its tables (NCCL_PROTO_LL, NCCL_PROTO_LL128, NCCL_PROTO_SIMPLE).
 inline constexpr int kNcclProtocols = 3;
+/// A set of NCCL protocols: bit p for protocol p of the order above (NCCL_PROTO's mask, src/graph/tuning.cc).
+using NcclProtocolMask = std::uint8_t;
+/// LL, LL128 and Simple: what NCCL enables by default (NCCL_PROTO unset).
+inline constexpr NcclProtocolMask kAllNcclProtocols = 0b111;
 
 /// What nccl-tests measured on one fabric level, per NCCL protocol (LL, LL128, Simple), written by
 /// `costmodel calibrate`: the time of one ring step over the level, which replaces NCCL's per-step constant
@@ -179,6 +184,9 @@ struct LinkSpec {
   double efficiency = 1.0;        ///< achievable fraction of line rate for large messages (nccl-tests busbw)
   Seconds latency;                ///< end-to-end per-message latency excluding switch hops
   ProtocolCalibration protocols;  ///< measured per-protocol constants (calibrate); empty: NCCL's
+  /// The protocols NCCL runs over this network (`nccl_protocols:`): those its net plugin leaves enabled or
+  /// the vendor's NCCL environment prescribes (NCCL_PROTO); a communicator that spans nodes runs no other.
+  NcclProtocolMask nccl_protocols = kAllNcclProtocols;
   Transport transport = Transport::kRdma;
   bool gpudirect =
       true;  ///< NIC reads and writes GPU memory directly (GPUDirect RDMA); false: staged in host memory
