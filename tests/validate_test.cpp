@@ -79,8 +79,8 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   // Nemotron-4 340B, MT-NLG, BLOOM, Korthikanti et al. 2022, Narayanan et al. 2021 Table 2 PTD-P and
   // DeepSpeed ZeRO-3, MosaicML FSDP, NeMo and Megatron-Bridge FP8, Mixtral). Issue 13's targets: dense median
   // <= 5% and max <= 15%, everything median <= 8% and max <= 25%, the 2021 ZeRO-3 runs within 50%. Reached
-  // (guarded here so that they do not regress; README "Accuracy" states the shortfall): dense 7.7% / 28%,
-  // everything but the 2021 ZeRO-3 runs 7.3% / 28%; the 2021 ZeRO-3 runs (zero3_gather: list, DeepSpeed's
+  // (guarded here so that they do not regress; README "Accuracy" states the shortfall): dense 7.7% / 24%,
+  // everything but the 2021 ZeRO-3 runs 7.3% / 24% (MT-NLG on 3,360 A100 the max); the 2021 ZeRO-3 runs (zero3_gather: list, DeepSpeed's
   // per-parameter list collectives with world_size per-shard copies each) are 21% to 114% optimistic in
   // TFLOP/s (17% to 53% short in step time; 32% to 265% before the list collectives were modelled) and 530B
   // on 640 GPUs does not fit.
@@ -105,9 +105,9 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   CHECK(a.refused == 0);
   CHECK(d.count == 34);
   CHECK(d.median <= 0.085);
-  CHECK(d.max <= 0.30);
-  CHECK(a.median <= 0.085);
-  CHECK(a.max <= 0.30);
+  CHECK(d.max <= 0.25);
+  CHECK(a.median <= 0.08);
+  CHECK(a.max <= 0.25);
   CHECK(z.refused <= 1);
   CHECK(z.max <= 1.2);
   CHECK(z.median <= 0.7);
