@@ -80,10 +80,10 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   // DeepSpeed ZeRO-3, MosaicML FSDP, NeMo and Megatron-Bridge FP8, Mixtral). Issue 13's targets: dense median
   // <= 5% and max <= 15%, everything median <= 8% and max <= 25%, the 2021 ZeRO-3 runs within 50%. Reached
   // (guarded here so that they do not regress; README "Accuracy" states the shortfall): dense 7.7% / 24%,
-  // everything but the 2021 ZeRO-3 runs 7.3% / 24% (MT-NLG on 3,360 A100 the max); the 2021 ZeRO-3 runs (zero3_gather: list, DeepSpeed's
-  // per-parameter list collectives with world_size per-shard copies each) are 21% to 114% optimistic in
-  // TFLOP/s (17% to 53% short in step time; 32% to 265% before the list collectives were modelled) and 530B
-  // on 640 GPUs does not fit.
+  // everything but the 2021 ZeRO-3 runs 7.3% / 24% (MT-NLG on 3,360 A100 the max); the 2021 ZeRO-3 runs
+  // (zero3_gather: list, DeepSpeed's per-parameter list collectives with world_size per-shard copies each)
+  // are 21% to 114% optimistic in TFLOP/s (17% to 53% short in step time; 32% to 265% before the list
+  // collectives were modelled) and 530B on 640 GPUs does not fit.
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
   const auto runs = load_published_runs(
       std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/holdout-runs.yaml", catalog);
