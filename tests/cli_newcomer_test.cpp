@@ -174,6 +174,29 @@ TEST_CASE("9. Hugging Face config.json in; Megatron-LM arguments out") {
         "--use-distributed-optimizer \\\n", "--bf16\n"}) {
     CHECK_MESSAGE(contains(megatron.out, expected), expected);
   }
+  CHECK_FALSE(contains(megatron.out, "--tp-comm-overlap"));
+  // --tp-comm-overlap on is launched as Megatron-LM's --tp-comm-overlap / NeMo's
+  // model.config.tp_comm_overlap; block recompute as --recompute-method block --recompute-num-layers N.
+  const auto with_overlap = run_cli({"estimate", "--model",
+                                     config,     "--gpu",
+                                     "h100-sxm", "--gpus",
+                                     "64",       "--tp",
+                                     "2",        "--pp",
+                                     "2",        "--dp",
+                                     "16",       "--vpp",
+                                     "2",        "--seq-len",
+                                     "8192",     "--global-batch",
+                                     "256",      "--micro-batch",
+                                     "1",        "--zero",
+                                     "1",        "--recompute-layers",
+                                     "3",        "--tp-comm-overlap",
+                                     "on",       "--format",
+                                     "megatron"});
+  REQUIRE(with_overlap.exit_code == 0);
+  for (const char* expected : {"--tp-comm-overlap \\\n", "--recompute-granularity full \\\n",
+                               "--recompute-method block \\\n", "--recompute-num-layers 3 \\\n"}) {
+    CHECK_MESSAGE(contains(with_overlap.out, expected), expected);
+  }
   CHECK(run_cli({"topology", "--format", "megatron"}).exit_code == 2);
 }
 

@@ -39,10 +39,11 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
     throw usage_error(context, "split", "invalid: " + join(reasons, "; "));
   }
 
-  const StepEstimate e = estimate(model, cluster, strategy, estimate_options(training.training));
+  const EstimateOptions options = estimate_options(training.training);
+  const StepEstimate e = estimate(model, cluster, strategy, options);
   warn_ineffective_knobs(e, model, cluster, training.training, context);
   if (is_launch(output.format())) {
-    write_launch(output.stream(), {e}, model, cluster, output.format());
+    write_launch(output.stream(), {e}, model, cluster, output.format(), options);
     output.commit();
   } else if (output.format() == Format::kJson || output.format() == Format::kCsv) {
     emit(output, configuration_json(e, model, cluster));

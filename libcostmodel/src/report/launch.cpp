@@ -20,7 +20,8 @@ std::string headline(const StepEstimate& e, const ModelSpec& model, const Cluste
 
 }  // namespace
 
-std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& cluster) {
+std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& cluster,
+                               const EstimateOptions& options) {
   const Strategy& st = e.strategy;
   std::vector<std::string> args;
   std::vector<std::string> comments;
@@ -51,6 +52,8 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
   arg("--context-parallel-size", std::to_string(st.cp));
   if (model.is_moe()) arg("--expert-model-parallel-size", std::to_string(st.ep));
   if (st.sequence_parallel && st.tp > 1) arg("--sequence-parallel");
+  // Transformer Engine userbuffers overlap (needs sequence parallelism).
+  if (options.tp_comm_overlap && st.sequence_parallel && st.tp > 1) arg("--tp-comm-overlap");
   arg("--micro-batch-size", std::to_string(st.micro_batch));
   arg("--global-batch-size", std::to_string(st.global_batch));
   arg("--seq-length", std::to_string(model.seq_len));
@@ -89,7 +92,8 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
   return out.str();
 }
 
-std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& cluster) {
+std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& cluster,
+                           const EstimateOptions& options) {
   const Strategy& st = e.strategy;
   std::ostringstream out;
   out << headline(e, model, cluster) << '\n';
@@ -114,8 +118,10 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
   }
   if (model.is_moe()) out << "trainer.strategy.expert_model_parallel_size=" << st.ep << '\n';
   out << "trainer.strategy.sequence_parallel=" << (st.sequence_parallel && st.tp > 1 ? "true" : "false")
-      << '\n'
-      << "data.micro_batch_size=" << st.micro_batch << '\n'
+      << '\n';
+  if (options.tp_comm_overlap && st.sequence_parallel && st.tp > 1)
+    out << "model.config.tp_comm_overlap=true\n";
+  out << "data.micro_batch_size=" << st.micro_batch << '\n'
       << "data.global_batch_size=" << st.global_batch << '\n'
       << "data.seq_length=" << model.seq_len << '\n';
   if (st.recompute == Recompute::kFull) {
@@ -133,11 +139,11 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
 }
 
 void write_launch(std::ostream& out, const std::vector<StepEstimate>& estimates, const ModelSpec& model,
-                  const ClusterSpec& cluster, Format format) {
+                  const ClusterSpec& cluster, Format format, const EstimateOptions& options) {
   for (size_t k = 0; k < estimates.size(); ++k) {
     if (k > 0) out << '\n';
-    out << (format == Format::kNemo ? nemo_overrides(estimates[k], model, cluster)
-                                    : megatron_arguments(estimates[k], model, cluster));
+    out << (format == Format::kNemo ? nemo_overrides(estimates[k], model, cluster, options)
+                                    : megatron_arguments(estimates[k], model, cluster, options));
   }
 }
 

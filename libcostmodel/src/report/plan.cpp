@@ -201,7 +201,8 @@ Table gpu_counts_table(const PlanResult& result, const PlanRequest& request) {
 void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& request, Format format,
                 bool pareto) {
   if (is_launch(format)) {
-    write_launch(out, pareto ? result.pareto : result.top, result.model, result.cluster, format);
+    write_launch(out, pareto ? result.pareto : result.top, result.model, result.cluster, format,
+                 request.options);
     return;
   }
   if (format == Format::kJson) {
