@@ -27,19 +27,6 @@ std::vector<std::string> args(const std::string& command,
   return all;
 }
 
-const Json& member(const Json& object, std::string_view key) {
-  const Json* value = object.find(key);
-  REQUIRE_MESSAGE(value != nullptr, "missing key " << key);
-  return *value;
-}
-
-double number(const Json& object, std::string_view key) {
-  const Json& value = member(object, key);
-  if (const auto* i = std::get_if<std::int64_t>(&value.value())) return static_cast<double>(*i);
-  REQUIRE_MESSAGE(std::holds_alternative<double>(value.value()), key << " is not a number");
-  return std::get<double>(value.value());
-}
-
 Json estimate_json(const std::vector<std::string>& more) {
   auto a = args("estimate", {kSmall, kSplit, {"--tokens", "100B", "--format", "json"}, more});
   const auto result = run_cli(a);

@@ -24,12 +24,6 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
   return args;
 }
 
-const Json& member(const Json& object, std::string_view key) {
-  const Json* value = object.find(key);
-  REQUIRE_MESSAGE(value != nullptr, "missing key " << key);
-  return *value;
-}
-
 /// The document without elapsed_s, which is the one thing allowed to differ between runs.
 std::string without_elapsed(const Json& document) {
   Json copy = Json::object();

@@ -26,6 +26,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "costmodel/report/json.hpp"
@@ -368,6 +369,21 @@ inline void check_one_line_error(const CliResult& result, int exit_code) {
   REQUIRE_FALSE(result.err.empty());
   CHECK(result.err.back() == '\n');
   CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+}
+
+/// The member `key` of a JSON object; fails the test when it is missing.
+inline const Json& member(const Json& object, std::string_view key) {
+  const Json* value = object.find(key);
+  REQUIRE_MESSAGE(value != nullptr, "missing key " << key);
+  return *value;
+}
+
+/// The number `key` of a JSON object (an integer or a double); fails the test otherwise.
+inline double number(const Json& object, std::string_view key) {
+  const Json& value = member(object, key);
+  if (const auto* i = std::get_if<std::int64_t>(&value.value())) return static_cast<double>(*i);
+  REQUIRE_MESSAGE(std::holds_alternative<double>(value.value()), key << " is not a number");
+  return std::get<double>(value.value());
 }
 
 }  // namespace costmodel::test

@@ -15,19 +15,6 @@
 namespace costmodel::test {
 namespace {
 
-const Json& member(const Json& object, std::string_view key) {
-  const Json* value = object.find(key);
-  REQUIRE_MESSAGE(value != nullptr, "missing key " << key);
-  return *value;
-}
-
-double number(const Json& object, std::string_view key) {
-  const Json& value = member(object, key);
-  if (const auto* i = std::get_if<std::int64_t>(&value.value())) return static_cast<double>(*i);
-  REQUIRE_MESSAGE(std::holds_alternative<double>(value.value()), key << " is not a number");
-  return std::get<double>(value.value());
-}
-
 std::string text(const Json& object, std::string_view key) {
   return std::get<std::string>(member(object, key).value());
 }

@@ -148,8 +148,8 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
       ("fit", po::value<std::string>()->value_name("NAME,..."),
        "with --runs: the parameters to fit [gemm,gemm_half_size,attention,overlap]")  //
       ("objective", po::value<std::string>()->value_name("lsq|minimax"),
-       "with --runs: minimise the sum of squared log errors (lsq) or the largest |error| (minimax, as "
-       "data/gpus.yaml's fits) [lsq]")  //
+       "with --runs: minimise the sum of squared errors model/measured - 1 (lsq, as data/gpus.yaml's "
+       "fits) or the largest |error| (minimax) [lsq]")  //
       ("threads", po::value<std::string>(), "with --runs: planner threads [every core]");
   add_cluster_options(parser.options());
   add_output_options(parser.options());

@@ -163,24 +163,23 @@ Bytes MemoryBreakdown::of(MemoryTerm term) const {
 namespace {
 
 // One pipeline stage's memory: what does not depend on how many of its layers are recomputed, and its
-// activations as a function of that count r: in_flight x (layers x kept - r x (kept - checkpointed)).
+// activations as a function of that count r: in_flight x (layers x kept - r x (kept - checkpointed)) plus
+// the layer being rebuilt.
 struct StageMemory {
+  int index = 0;  // the pipeline stage, 0 .. pp-1
   ModelStates states;
-  double fixed = 0;      // states, logits, reserve and the rebuilt layer
+  double fixed = 0;      // states, logits and reserve
   double in_flight = 0;  // micro-batches held, in units of the stage's layers
   int layers = 0;
-  bool last = false;
   double logits = 0;
-  double rebuilt = 0;
   [[nodiscard]] double activations(const LayerActivations& a, int recomputed) const {
-    return in_flight * (layers * a.kept - recomputed * (a.kept - a.checkpointed)) +
-           (recomputed > 0 || a.rebuilt > 0.0 ? rebuilt : 0.0);
+    return in_flight * (layers * a.kept - recomputed * (a.kept - a.checkpointed)) + a.rebuilt;
   }
 };
 
 template <typename Visit>
 void for_each_stage(const ModelSpec& model, const ModelTerms& terms, const GpuSpec& gpu, const Strategy& st,
-                    const LayerActivations& layer, Visit&& visit) {
+                    Visit&& visit) {
   const std::int64_t seq = model.seq_len / st.cp;
   const StageLayers layers = stage_layers(st, model.layers);
   // The loss needs one micro-batch's logits: bf16 logits plus fp32 softmax for cross-entropy, split over tp
@@ -192,13 +191,12 @@ void for_each_stage(const ModelSpec& model, const ModelTerms& terms, const GpuSp
   const auto stage = [&](int index, int stage_layer_count) {
     const bool first = index == 0, last = index == st.pp - 1;
     StageMemory m;
+    m.index = index;
     const StageParameters params = stage_parameters(model, terms, st, stage_layer_count, first, last);
     m.states = shard_model_states(params, terms, st);
     m.layers = stage_layer_count;
     m.in_flight = in_flight(st, index);
-    m.last = last;
     m.logits = last ? logits : 0.0;
-    m.rebuilt = layer.rebuilt;
     m.fixed = m.states.total() + m.logits + gpu.memory_reserve.value;
     visit(m, params);
   };
@@ -214,16 +212,14 @@ MemoryBreakdown memory_model(const ModelSpec& model, const ModelTerms& terms, co
   mem.reserve = gpu.memory_reserve;
   mem.capacity = gpu.hbm;
   double best = -1.0;
-  int stage = 0;
-  for_each_stage(model, terms, gpu, st, layer, [&](const StageMemory& m, const StageParameters& params) {
-    const int index = stage++;
+  for_each_stage(model, terms, gpu, st, [&](const StageMemory& m, const StageParameters& params) {
     mem.dense_parameters = std::max(mem.dense_parameters, params.dense);
     mem.expert_parameters = std::max(mem.expert_parameters, params.experts);
     const double activations = m.activations(layer, recomputed_layers(st, m.layers));
     const double total = m.fixed + activations;
     if (total <= best) return;
     best = total;
-    mem.fullest_stage = index == 0 ? 0 : (m.last ? st.pp - 1 : 1);
+    mem.fullest_stage = m.index;
     mem.weights = Bytes(m.states.weights);
     mem.gradients = Bytes(m.states.gradients);
     mem.optimizer = Bytes(m.states.optimizer);
@@ -247,9 +243,9 @@ int fewest_recomputed(const ModelSpec& model, const ModelTerms& terms, const Gpu
   if (!(saved > 0.0)) return 0;
   const int v = std::max(1, st.vpp);
   int chunk_layers = 0, fewest = 1;
-  for_each_stage(model, terms, gpu, st, layer, [&](const StageMemory& m, const StageParameters&) {
+  for_each_stage(model, terms, gpu, st, [&](const StageMemory& m, const StageParameters&) {
     chunk_layers = std::max(chunk_layers, (m.layers + v - 1) / v);
-    const double over = m.fixed + m.rebuilt + m.in_flight * m.layers * layer.kept - gpu.hbm.value;
+    const double over = m.fixed + layer.rebuilt + m.in_flight * m.layers * layer.kept - gpu.hbm.value;
     if (over <= 0.0 || m.in_flight <= 0.0) return;
     const double chunks = std::ceil(over / (m.in_flight * saved) / v);  // N = ceil(r / vpp)
     fewest = std::max(fewest, static_cast<int>(std::min(chunks, 1e6)));

@@ -195,8 +195,10 @@ struct StageTime {
 // The per-layer numbers every stage kind shares.
 struct LayerTerms {
   double forward = 0, backward = 0, core_forward = 0, core_backward = 0, logits = 0;
-  double tp = 0, tp_hidden_forward = 0, tp_hidden_backward = 0, tp_end = 0, ep = 0, cp_forward = 0,
-         cp_backward = 0, send_recv = 0;
+  double tp = 0, tp_hidden = 0, tp_end = 0, ep = 0, cp_forward = 0, cp_backward = 0, send_recv = 0;
+  // The forward and backward windows left for the other streams once overlapped tensor-parallel collectives
+  // have used their GEMMs' share (hidden / overlap efficiency; the whole pass without --tp-comm-overlap).
+  double forward_window = 0, backward_window = 0;
   double efficiency = 1;
   bool overlap = true;
 };
@@ -224,21 +226,17 @@ StageTime stage_time(const LayerTerms& l, const DataParallelStreams& dp, double 
       gather > 0.0 ? (first && end_gather > 0.0 ? dp.first_end_gather.value : gather) : 0.0;
   const double hideable_forward = l.overlap ? forward_streams - unhidden : 0.0;
   const double hideable_backward = l.overlap ? backward_streams : 0.0;
-  // Overlapped tensor-parallel collectives already use their GEMMs' share of the windows (hidden / e).
-  const double tp_used_f = l.efficiency > 0.0 ? l.tp_hidden_forward / l.efficiency : 0.0;
-  const double tp_used_b = l.efficiency > 0.0 ? l.tp_hidden_backward / l.efficiency : 0.0;
-  const Overlapped f = overlap(
-      {layers * (l.forward - tp_used_f), layers * l.core_forward, layers * l.cp_forward, hideable_forward},
-      l.efficiency);
-  const Overlapped b =
-      overlap({layers * (l.backward - tp_used_b), layers * (l.core_backward + recompute_core),
-               layers * l.cp_backward, hideable_backward},
+  const Overlapped f =
+      overlap({layers * l.forward_window, layers * l.core_forward, layers * l.cp_forward, hideable_forward},
               l.efficiency);
+  const Overlapped b = overlap({layers * l.backward_window, layers * (l.core_backward + recompute_core),
+                                layers * l.cp_backward, hideable_backward},
+                               l.efficiency);
   t.cp_exposed = f.confined_exposed + b.confined_exposed;
   t.dp_exposed =
       t.dp_total -
       (l.overlap ? (hideable_forward - f.free_exposed) + (hideable_backward - b.free_exposed) : 0.0);
-  t.hidden = f.hidden + b.hidden + layers * (l.tp_hidden_forward + l.tp_hidden_backward);
+  t.hidden = f.hidden + b.hidden + layers * l.tp_hidden;
   t.total = t.compute + t.tp + t.ep + t.cp_exposed + t.dp_exposed + l.send_recv;
   return t;
 }
@@ -270,8 +268,10 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   l.efficiency = in.gpu.efficiency.overlap;
   const TensorParallelLayer tp = tensor_parallel_layer(in, compute.layer_forward, l.efficiency);
   l.tp = tp.exposed.value;
-  l.tp_hidden_forward = tp.hidden_forward.value;
-  l.tp_hidden_backward = tp.hidden_backward.value;
+  l.tp_hidden = tp.hidden_forward.value + tp.hidden_backward.value;
+  const auto used = [&](Seconds hidden) { return l.efficiency > 0.0 ? hidden.value / l.efficiency : 0.0; };
+  l.forward_window = l.forward - used(tp.hidden_forward);
+  l.backward_window = l.backward - used(tp.hidden_backward);
   l.tp_end = tensor_parallel_end_time(in).value;
   l.ep = expert_parallel_layer_time(in).value;
   const ContextParallelComm cp = context_parallel_layer_comm(in);
@@ -304,10 +304,7 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   double step_exposed = step_streams;
   if (st.overlap && step_streams > 0.0) {
     const double n = layers.first;
-    // The windows less what overlapped tensor-parallel collectives use (stage_time()).
-    const double window_b =
-        n * (l.backward - (l.efficiency > 0.0 ? l.tp_hidden_backward / l.efficiency : 0.0));
-    const double window_f = n * (l.forward - (l.efficiency > 0.0 ? l.tp_hidden_forward / l.efficiency : 0.0));
+    const double window_b = n * l.backward_window, window_f = n * l.forward_window;
     const double cp_b = n * l.cp_backward, cp_f = n * l.cp_forward;
     const double core_b = n * (l.core_backward + recompute_core), core_f = n * l.core_forward;
     const double per_mb_b = n * (dp.layer_gather.value + dp.layer_reduce.value);

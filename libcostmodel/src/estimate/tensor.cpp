@@ -20,41 +20,52 @@ double one_operator(const StepInputs& in) {
                               : detail::comm(Collective::kAllReduce, algorithm, n, tp_path).value;
 }
 
+// One layer's operators: each one's collectives (`op`, s) and the MLP's share of them (a MoE layer with
+// ep > 1 replaces its MLP's operator with the alltoall dispatcher's gathers: expert.cpp).
+struct LayerOperators {
+  double op = 0;
+  double mlp = 1;
+  // Forward, backward and the recomputed forward: 2 + recomputed share passes of 1 + mlp operators.
+  [[nodiscard]] double total(const StepInputs& in) const {
+    return op * (2.0 + in.recomputed_share) * (1.0 + mlp);
+  }
+};
+
+LayerOperators layer_operators(const StepInputs& in) {
+  return {one_operator(in), in.strategy.ep > 1 ? 1.0 - in.moe_share : 1.0};
+}
+
 }  // namespace
 
 // Per layer one operator for attention and one for the MLP, in the forward and the backward pass and again
 // under full recompute (of the recomputed layers). A MoE layer with ep > 1 replaces its MLP's operator with
 // the alltoall dispatcher's gathers over the expert-tensor-parallel group (expert.cpp).
 Seconds tensor_parallel_layer_time(const StepInputs& in) noexcept {
-  const Strategy& st = in.strategy;
-  if (st.tp <= 1) return Seconds(0.0);
-  const double passes = 2.0 + in.recomputed_share;
-  const double mlp = st.ep > 1 ? 1.0 - in.moe_share : 1.0;
-  return Seconds(one_operator(in) * passes * (1.0 + mlp));
+  if (in.strategy.tp <= 1) return Seconds(0.0);
+  return Seconds(layer_operators(in).total(in));
 }
 
 TensorParallelLayer tensor_parallel_layer(const StepInputs& in, const LayerForward& forward,
                                           double efficiency) noexcept {
-  const Seconds total = tensor_parallel_layer_time(in);
-  if (!in.options.tp_comm_overlap || !in.sequence_parallel || total.value <= 0.0)
-    return {total, total, Seconds(0.0), Seconds(0.0)};
-  const Strategy& st = in.strategy;
-  const double t = st.tp;
-  const double c = one_operator(in);
-  const double mlp = st.ep > 1 ? 1.0 - in.moe_share : 1.0;
-  const auto hidden_behind = [&](double comm, double gemm) {
-    return comm / t + std::max(0.0, comm * (t - 1.0) / t - efficiency * gemm);
+  if (in.strategy.tp <= 1) return {};
+  const LayerOperators ops = layer_operators(in);
+  const Seconds total(ops.total(in));
+  if (!in.options.tp_comm_overlap || !in.sequence_parallel) return {total, total, Seconds(0.0), Seconds(0.0)};
+  const double t = in.strategy.tp;
+  const double c = ops.op;
+  const auto exposed_of = [&](double gemm) {
+    return c / t + std::max(0.0, c * (t - 1.0) / t - efficiency * gemm);
   };
   // (share of the layers, GEMM time in forward units): forward, backward, recomputed forward.
   const double passes[3][2] = {{1.0, 1.0}, {1.0, 2.0}, {in.recomputed_share, 1.0}};
   double exposed[3] = {0.0, 0.0, 0.0};
   for (int p = 0; p < 3; ++p) {
     const double share = passes[p][0], g = passes[p][1];
-    exposed[p] = share * (hidden_behind(c, g * forward.attention_gemms.value) +
-                          mlp * hidden_behind(c, g * forward.mlp.value));
+    exposed[p] =
+        share * (exposed_of(g * forward.attention_gemms.value) + ops.mlp * exposed_of(g * forward.mlp.value));
   }
   // Each pass carries c per operator: 1 + mlp operators, times its share of the layers.
-  const double per_pass = c * (1.0 + mlp);
+  const double per_pass = c * (1.0 + ops.mlp);
   const double hidden_f = per_pass - exposed[0];
   const double hidden_b = per_pass * (1.0 + in.recomputed_share) - exposed[1] - exposed[2];
   return {total, Seconds(total.value - hidden_f - hidden_b), Seconds(hidden_f), Seconds(hidden_b)};

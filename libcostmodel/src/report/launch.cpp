@@ -9,6 +9,11 @@
 namespace costmodel {
 namespace {
 
+// Transformer Engine userbuffers overlap, which runs only under sequence parallelism (tensor.hpp).
+bool tp_comm_overlapped(const Strategy& st, const EstimateOptions& options) {
+  return options.tp_comm_overlap && st.sequence_parallel && st.tp > 1;
+}
+
 /// "# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): step 21.1 s, 156 TFLOP/s per GPU, MFU 50.1%".
 std::string headline(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& base) {
   const ClusterSpec c = cluster_of(e, base);
@@ -52,8 +57,7 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
   arg("--context-parallel-size", std::to_string(st.cp));
   if (model.is_moe()) arg("--expert-model-parallel-size", std::to_string(st.ep));
   if (st.sequence_parallel && st.tp > 1) arg("--sequence-parallel");
-  // Transformer Engine userbuffers overlap (needs sequence parallelism).
-  if (options.tp_comm_overlap && st.sequence_parallel && st.tp > 1) arg("--tp-comm-overlap");
+  if (tp_comm_overlapped(st, options)) arg("--tp-comm-overlap");
   arg("--micro-batch-size", std::to_string(st.micro_batch));
   arg("--global-batch-size", std::to_string(st.global_batch));
   arg("--seq-length", std::to_string(model.seq_len));
@@ -119,8 +123,7 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
   if (model.is_moe()) out << "trainer.strategy.expert_model_parallel_size=" << st.ep << '\n';
   out << "trainer.strategy.sequence_parallel=" << (st.sequence_parallel && st.tp > 1 ? "true" : "false")
       << '\n';
-  if (options.tp_comm_overlap && st.sequence_parallel && st.tp > 1)
-    out << "model.config.tp_comm_overlap=true\n";
+  if (tp_comm_overlapped(st, options)) out << "model.config.tp_comm_overlap=true\n";
   out << "data.micro_batch_size=" << st.micro_batch << '\n'
       << "data.global_batch_size=" << st.global_batch << '\n'
       << "data.seq_length=" << model.seq_len << '\n';
