@@ -362,6 +362,35 @@ TEST_CASE("Broadcast and Reduce are never a tree (NCCL runs them on rings)") {
   }
 }
 
+TEST_CASE(
+    "all-gather and reduce-scatter are never point to point under Auto (NCCL's are ring, NVLS, CollNet)") {
+  // On 1,536 A100 a point-to-point all-gather of 16 KiB would post 1,528 network sends at once (about
+  // 1.5 ms), where NCCL's ring pays 1,535 steps; NCCL offers no such algorithm, so Auto must not either,
+  // while --algo direct still prices it. Both the path and its prepared table are checked.
+  for (const ClusterSpec& c : {dgx_a100(8), dgx_a100(1536), dgx_h100(16), dgx_h100(1024)}) {
+    const LinkPath p = link_path(c, Communicator{c.gpus, 1, 1});
+    const CollectivePath prepared = collective_path(p);
+    for (Collective op : {Collective::kAllGather, Collective::kReduceScatter}) {
+      CHECK(applicable(op, Algorithm::kDirect, p));
+      for (double n = 8.0; n <= 1e10; n *= 8) {
+        CAPTURE(c.gpus);
+        CAPTURE(n);
+        CHECK(collective_cost(op, Algorithm::kAuto, Bytes(n), p).algorithm != Algorithm::kDirect);
+        CHECK(collective_cost(op, Algorithm::kAuto, Bytes(n), prepared).algorithm != Algorithm::kDirect);
+      }
+    }
+  }
+  // Small all-gathers across 192 nodes paid the point-to-point latency before; now the ring's.
+  const LinkPath wide = link_path(dgx_a100(1536), Communicator{1536, 1, 1});
+  const double ring =
+      collective_cost(Collective::kAllGather, Algorithm::kRing, Bytes(16384), wide).time.value;
+  const double direct =
+      collective_cost(Collective::kAllGather, Algorithm::kDirect, Bytes(16384), wide).time.value;
+  CHECK(direct < ring);
+  CHECK(collective_cost(Collective::kAllGather, Algorithm::kAuto, Bytes(16384), wide).time.value ==
+        doctest::Approx(ring));
+}
+
 TEST_CASE("Auto picks the fastest (algorithm, protocol) per size") {
   SUBCASE("one A100 node: LL small, LL128 mid, Simple large") {
     // 4 MiB: LL 15 + 83.7 us, LL128 40.6 + 34.5 us, Simple 56 + 31.8 us.

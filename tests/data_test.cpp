@@ -156,56 +156,92 @@ TEST_CASE(
                             cost(Collective::kAllGather, 2 * dense_params, dense.paths.dp));
 }
 
-TEST_CASE("ZeRO-3 with list collectives (DeepSpeed 2021): world_size copies per tensor, never hidden") {
+TEST_CASE("ZeRO-3 with list collectives (DeepSpeed 2021): a collective per tensor, world_size copies each") {
   // GPT-3's layer (h 12288, 96 heads of 128, f 4h, biases, LayerNorm) on dp 8. Per tp rank the linear
   // modules hold QKV 12288 x 36864 = 453M, projection 151M, fc1 and fc2 604M elements (+ biases of at most
   // 49152 < 1e5: never gathered). Reduce-scattered per micro-batch: 4 weights + 4 biases + 2 norms x 2 = 12
   // tensors. Without recompute: 4 gathers forward + 4 backward + 12 = 20 list collectives per layer. With
   // full recompute: 4 forward + 4 recompute + 3 backward (fc2 is used again at once, distance 0 < 1e9;
   // fc1's distance is fc2 twice, 2 x 604M = 1.21e9 >= 1e9, so fc1, the projection and QKV are gathered
-  // again) + 12 = 23. Each costs world_size = 8 copies of 6 us (cudaMemcpyAsync's 5-7 us submission).
+  // again) + 12 = 23. Each costs world_size = 8 copies of 6 us (cudaMemcpyAsync's 5-7 us submission) and
+  // 8 shard views of 3.3 us (an eager narrow() from Python).
   TermCase c = dp8(3);
   c.model.hidden = 12288;
   c.model.heads = 96;
   c.model.kv_heads = 96;
   c.model.ffn_hidden = 49152;
   c.place(8);
-  CHECK(data_parallel_streams(c.inputs()).layer_copies.value == 0.0);  // flat: the default
+  const DataParallelStreams flat_streams = data_parallel_streams(c.inputs());
+  CHECK(flat_streams.layer_copies.value == 0.0);  // flat: the default
+  CHECK_FALSE(flat_streams.reduce_serialized);
+  CHECK(flat_streams.layer_gather_backward.value == flat_streams.layer_gather.value);
   c.options.zero3_gather = Zero3Gather::kList;
   c.place(8);
-  CHECK(data_parallel_streams(c.inputs()).layer_copies.value == doctest::Approx(20 * 8 * 6e-6));
+  const double per_copy = 6e-6 + 3.3e-6;
+  CHECK(data_parallel_streams(c.inputs()).layer_copies.value == doctest::Approx(20 * 8 * per_copy));
+  // One collective per tensor, bf16 weights (2 B) and fp32 gradients (4 B); on the GPU each gather also
+  // zero-fills and copies the gathered weights (3 x 2 B each) and each reduce-scatter copies the gradients in
+  // (2 x 4 B), at the round GPU's 1 TB/s.
+  const double h = 12288, qkv = h * 3 * h, proj = h * h, fc = h * 4 * h;
+  const LinkPath& dp = c.paths.dp;
+  const auto ag = [&](double elements) { return cost(Collective::kAllGather, 2 * elements, dp); };
+  const auto rs = [&](double elements) { return cost(Collective::kReduceScatter, 4 * elements, dp); };
+  const double layer = c.terms.params_per_layer;
+  const double gathers = ag(qkv) + ag(proj) + 2 * ag(fc);
+  const DataParallelStreams list = data_parallel_streams(c.inputs());
+  CHECK(list.layer_gather.value == doctest::Approx(gathers + 6 * layer / 1e12));
+  CHECK(list.layer_gather_backward.value == doctest::Approx(list.layer_gather.value));
+  CHECK(list.layer_reduce.value == doctest::Approx(rs(qkv) + rs(proj) + 2 * rs(fc) + rs(3 * h) + rs(h) +
+                                                   rs(4 * h) + rs(h) + 4 * rs(h) + 8 * layer / 1e12));
+  CHECK(list.reduce_serialized);
+  // Per-tensor latencies: the list gathers cost more than one flat gather of the layer.
+  CHECK(list.layer_gather.value - 6 * layer / 1e12 > flat_streams.layer_gather.value);
+  // Full recompute: the backward gathers the recomputed forward's four modules, then fc1, the projection and
+  // QKV again; the device copies follow the elements, (1812M + 1208M) / 1812M = 5/3 of the forward's.
   c.strategy.recompute = Recompute::kFull;
-  CHECK(data_parallel_streams(c.inputs()).layer_copies.value == doctest::Approx(23 * 8 * 6e-6));
+  const DataParallelStreams recomputed = data_parallel_streams(c.inputs());
+  CHECK(recomputed.layer_copies.value == doctest::Approx(23 * 8 * per_copy));
+  CHECK(recomputed.layer_gather_backward.value ==
+        doctest::Approx(gathers + ag(qkv) + ag(proj) + ag(fc) + 5.0 / 3.0 * 6 * layer / 1e12));
   // The toy GPT (h 1024): every module is used again within 1e9 elements after its recompute, so the
   // backward gathers nothing again: 4 + 4 + 0 + 12 = 20.
   TermCase toy = dp8(3);
   toy.options.zero3_gather = Zero3Gather::kList;
   toy.strategy.recompute = Recompute::kFull;
   toy.place(8);
-  CHECK(data_parallel_streams(toy.inputs()).layer_copies.value == doctest::Approx(20 * 8 * 6e-6));
+  CHECK(data_parallel_streams(toy.inputs()).layer_copies.value == doctest::Approx(20 * 8 * per_copy));
   // ZeRO-2 gathers nothing per layer: no copies.
   toy.strategy.zero = 2;
   CHECK(data_parallel_streams(toy.inputs()).layer_copies.value == 0.0);
-  // On the GPU each layer's gather also zero-fills and copies the gathered weights (3 x 2 B each) and each
-  // reduce-scatter copies the fp32 gradients in (2 x 4 B), at the round GPU's 1 TB/s.
-  c.options.zero3_gather = Zero3Gather::kFlat;
-  const DataParallelStreams flat_streams = data_parallel_streams(c.inputs());
-  c.options.zero3_gather = Zero3Gather::kList;
-  const DataParallelStreams list_streams = data_parallel_streams(c.inputs());
-  const double layer = c.terms.params_per_layer;
-  CHECK(list_streams.layer_gather.value - flat_streams.layer_gather.value ==
-        doctest::Approx(6 * layer / 1e12));
-  CHECK(list_streams.layer_reduce.value - flat_streams.layer_reduce.value ==
-        doctest::Approx(8 * layer / 1e12));
   // The step pays the host's copies in full, every micro-batch and layer (2 micro-batches x 8 layers), and
-  // the whole difference is exposed data-parallel time.
+  // the reduce-scatters unhidden; the whole difference is exposed data-parallel time.
   c.options.zero3_gather = Zero3Gather::kFlat;
   const StepEstimate flat = Estimator(c.model, test::round_cluster(8), c.options).evaluate(c.strategy);
   c.options.zero3_gather = Zero3Gather::kList;
-  const StepEstimate list = Estimator(c.model, test::round_cluster(8), c.options).evaluate(c.strategy);
-  const double more = list.step_time.value - flat.step_time.value;
-  CHECK(more >= 2 * 8 * 23 * 8 * 6e-6);
-  CHECK(list.breakdown.dp_comm_exposed.value - flat.breakdown.dp_comm_exposed.value == doctest::Approx(more));
+  const StepEstimate listed = Estimator(c.model, test::round_cluster(8), c.options).evaluate(c.strategy);
+  const double more = listed.step_time.value - flat.step_time.value;
+  CHECK(more >= 2 * 8 * (23 * 8 * per_copy + recomputed.layer_reduce.value));
+  CHECK(listed.breakdown.dp_comm_exposed.value - flat.breakdown.dp_comm_exposed.value ==
+        doctest::Approx(more));
+}
+
+TEST_CASE("ZeRO-3 holds two layers gathered (FSDP units), DeepSpeed's list gathers two modules and a copy") {
+  // GPT-3's layer at tp 1: QKV 453M, projection 151M, fc1 and fc2 604M elements gathered. DeepSpeed holds
+  // the largest adjacent pair (fc1 + fc2, 1208M) plus PyTorch's flat staging copy of the largest (604M):
+  // 1812M elements, one layer's linear weights; FSDP holds two whole layers. 2 B each.
+  TermCase c = dp8(3);
+  c.model.hidden = 12288;
+  c.model.heads = 96;
+  c.model.kv_heads = 96;
+  c.model.ffn_hidden = 49152;
+  c.place(8);
+  (void)c.inputs();
+  const MemoryBreakdown flat = Estimator(c.model, test::round_cluster(8), c.options).memory(c.strategy);
+  c.options.zero3_gather = Zero3Gather::kList;
+  const MemoryBreakdown list = Estimator(c.model, test::round_cluster(8), c.options).memory(c.strategy);
+  const double h = 12288;
+  CHECK(flat.weights.value - list.weights.value ==
+        doctest::Approx(2 * (2 * c.terms.params_per_layer - 12 * h * h)));
 }
 
 TEST_CASE("zero3_gather is read as flat or list") {

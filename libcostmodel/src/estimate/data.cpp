@@ -8,6 +8,7 @@
 #include "costmodel/estimate/compute.hpp"
 
 #include "communication.hpp"
+#include "zero3_modules.hpp"
 
 namespace costmodel {
 namespace {
@@ -52,50 +53,62 @@ inline double gather(const StepInputs& in, double params, const CollectivePath& 
   return detail::comm(Collective::kAllGather, in.options.dp_algorithm, params * kWeightBytes, path).value;
 }
 
-// DeepSpeed ZeRO-3's defaults (deepspeed/runtime/zero/config.py, stage3_param_persistence_threshold and
-// stage3_max_reuse_distance): a parameter of at most 1e5 elements is never partitioned for the forward
-// (ds_persist: never gathered, its gradient still reduce-scattered); a module used again within 1e9 elements
-// of other modules' parameters keeps its gathered parameters (stage3.py _keep_for_later with
-// PrefetchCoordinator.get_reuse_distance_in_numel).
-constexpr double kPersistenceThreshold = 1e5;
-constexpr double kMaxReuseDistance = 1e9;
-
 // The host's submission of one cudaMemcpyAsync of a small chunk: 5-7 us per call measured (Wu et al. 2026,
-// DualPath, arXiv 2602.21548 §5.2), the midpoint. PyTorch's dispatch of copy_ and recordStream and
-// DeepSpeed's Python loop building the world_size shard views come on top and are not counted.
+// DualPath, arXiv 2602.21548 §5.2), the midpoint. PyTorch's dispatch of copy_ and recordStream come on top
+// and are not counted.
 constexpr double kCopySubmission = 6e-6;
 
-// The list collectives of one layer in one micro-batch under Zero3Gather::kList, counted in tensors (each
-// costs world_size copies). DeepSpeed gathers per submodule (stage3.py fetch_sub_module); a Megatron-LM layer
-// has four linear modules in this order: fused QKV and projection (column- and row-parallel), fc1 (gate and
-// up fused when gated) and fc2, each a weight and, with biases, a bias (split over tp on column-parallel
-// modules only), and two norms (LayerNorm: weight and bias). Forward: every partitioned tensor is gathered.
-// The recompute gathers them again (the forward released them: the rest of the model lies between).
-// Backward: a module is gathered again unless its recomputed forward is within kMaxReuseDistance (module k
-// of the layer: the forward and backward of the modules after it, 2 x their elements); without recompute
-// the rest of the model lies between. Every tensor's gradient is reduce-scattered, one list collective each.
-// Experts' modules are not counted.
-inline double list_collectives_per_layer(const StepInputs& in) {
-  const ModelSpec& m = in.model;
-  const double h = in.hidden, t = in.tp, qkv = in.q_dim + 2.0 * in.kv_dim;
-  const double fc1 = (m.ffn == FfnKind::kGelu ? 1.0 : 2.0) * in.ffn_hidden;
-  const std::array<double, 4> weights = {h * qkv / t, h * in.q_dim / t, h * fc1 / t, h * in.ffn_hidden / t};
-  const std::array<double, 4> biases = {qkv / t, h, fc1 / t, h};
+// DeepSpeed's Python loop building the world_size shard views of each list collective: one narrow() per
+// rank (partition_parameters.py _allgather_param, _reduce_scatter_gradient at 67f957a4). An eager view op
+// from Python costs 3.3 us (PyTorch's operator micro-benchmark of split, pytorch/pytorch PR 32194, 2020).
+constexpr double kShardView = 3.3e-6;
+
+// One layer's list collectives (Zero3Gather::kList) in one micro-batch, tensor by tensor (layer_modules()).
+// Forward: every partitioned tensor is gathered, one collective each. The recompute gathers them again (the
+// forward released them: the rest of the model lies between). Backward: a module is gathered again unless
+// its recomputed forward is within kMaxReuseDistance (module k of the layer: the forward and backward of the
+// modules after it, 2 x their elements); without recompute the rest of the model lies between. Every
+// tensor's gradient is reduce-scattered, one list collective each. `gather` and `reduce` price one tensor.
+struct ListCollectives {
+  double forward_gather = 0, backward_gather = 0, reduce = 0;
+  double tensors = 0;          // collectives, each world_size copies
+  double backward_passes = 0;  // elements gathered in the backward per element gathered in the forward
+};
+
+template <typename Gather, typename Reduce>
+ListCollectives list_collectives_per_layer(const StepInputs& in, Gather&& gather_one, Reduce&& reduce_one) {
+  const detail::LayerModules mods = detail::layer_modules(in.model, in.terms, in.tp);
+  double forward = 0.0, again = 0.0, n_forward = 0.0, n_again = 0.0, e_forward = 0.0, e_again = 0.0;
+  double after = 0.0;
+  ListCollectives c;
   // From fc2 back to QKV: `after` holds the elements of the modules that follow module k.
-  double forward = 0.0, backward_after_recompute = 0.0, after = 0.0, tensors = 0.0;
   for (std::size_t k = 4; k-- > 0;) {
-    const double bias = m.bias ? biases.at(k) : 0.0;
-    const double gathered =
-        (weights.at(k) > kPersistenceThreshold ? 1.0 : 0.0) + (bias > kPersistenceThreshold ? 1.0 : 0.0);
-    forward += gathered;
-    if (2.0 * after >= kMaxReuseDistance) backward_after_recompute += gathered;
-    after += weights.at(k) + bias;
-    tensors += m.bias ? 2.0 : 1.0;
+    const bool beyond_reuse = 2.0 * after >= detail::kMaxReuseDistance;
+    for (const double elements : {mods.weights.at(k), mods.biases.at(k)}) {
+      if (elements <= 0.0) continue;
+      c.reduce += reduce_one(elements);
+      c.tensors += 1.0;
+      if (!detail::LayerModules::gathered(elements)) continue;
+      const double g = gather_one(elements);
+      forward += g;
+      n_forward += 1.0;
+      e_forward += elements;
+      if (beyond_reuse) {
+        again += g;
+        n_again += 1.0;
+        e_again += elements;
+      }
+    }
+    after += mods.weights.at(k) + mods.biases.at(k);
   }
-  tensors += 2.0 * (m.norm == NormKind::kLayerNorm ? 2.0 : 1.0);
+  c.reduce += mods.norm_tensors * reduce_one(in.hidden);
+  c.tensors += mods.norm_tensors;
   const double recomputed = in.strategy.recompute == Recompute::kFull ? in.recomputed_share : 0.0;
-  const double backward = recomputed * backward_after_recompute + (1.0 - recomputed) * forward;
-  return forward + recomputed * forward + backward + tensors;
+  c.forward_gather = forward;
+  c.backward_gather = recomputed * (forward + again) + (1.0 - recomputed) * forward;
+  c.tensors += n_forward + recomputed * (n_forward + n_again) + (1.0 - recomputed) * n_forward;
+  c.backward_passes = e_forward > 0.0 ? 1.0 + recomputed * e_again / e_forward : 1.0;
+  return c;
 }
 
 }  // namespace
@@ -126,10 +139,20 @@ DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept {
   }
   if (st.zero >= 3) {
     s.layer_gather = Seconds(gather(in, dense_layer, dense) + gather(in, expert_layer, experts));
+    s.layer_gather_backward = s.layer_gather;
     s.first_end_gather = Seconds(gather(in, embedding, dense));
     s.last_end_gather = Seconds(output_here ? gather(in, output, dense) : 0.0);
     if (in.options.zero3_gather == Zero3Gather::kList && dense.ranks > 1) {
-      s.layer_copies = Seconds(list_collectives_per_layer(in) * dense.ranks * kCopySubmission);
+      // One collective per tensor, each paying its own latency (the experts stay one gather).
+      const ListCollectives list = list_collectives_per_layer(
+          in, [&](double elements) { return gather(in, elements, dense); },
+          [&](double elements) { return reduce(in, elements, dense); });
+      const double expert_gather = gather(in, expert_layer, experts);
+      s.layer_gather = Seconds(list.forward_gather + expert_gather);
+      s.layer_gather_backward = Seconds(list.backward_gather + expert_gather);
+      s.layer_reduce = Seconds(list.reduce + reduce(in, expert_layer, experts));
+      s.layer_copies = Seconds(list.tensors * dense.ranks * (kCopySubmission + kShardView));
+      s.reduce_serialized = true;
       // On the GPU, in the collectives' streams: DeepSpeed zero-fills each gathered buffer (_allgather_param,
       // torch.zeros) and PyTorch copies the shards out of its flat buffer (read and write): 3 x 2 B per
       // weight; a gradient's shards are copied in (read and write) before the reduce-scatter.
@@ -137,6 +160,7 @@ DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept {
         return memory_bound_time(in.gpu, Bytes(params * bytes_per_param)).value;
       };
       s.layer_gather += Seconds(copied(dense_layer, 3.0 * kWeightBytes));
+      s.layer_gather_backward += Seconds(list.backward_passes * copied(dense_layer, 3.0 * kWeightBytes));
       s.layer_reduce += Seconds(copied(dense_layer, 2.0 * wire_bytes(st)));
       s.first_end_gather += Seconds(copied(embedding, 3.0 * kWeightBytes));
       s.first_end_reduce += Seconds(copied(embedding, 2.0 * wire_bytes(st)));

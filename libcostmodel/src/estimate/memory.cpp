@@ -9,6 +9,8 @@
 
 #include "costmodel/estimate/step.hpp"
 
+#include "zero3_modules.hpp"
+
 namespace costmodel {
 
 StageParameters stage_parameters(const ModelSpec& model, const ModelTerms& terms, const Strategy& st,
@@ -38,7 +40,26 @@ struct ModelStates {
   [[nodiscard]] double total() const { return weights + gradients + optimizer + error_feedback; }
 };
 
-ModelStates shard_model_states(const StageParameters& p, const ModelTerms& terms, const Strategy& st) {
+// The weights ZeRO-3 holds gathered at once, elements per GPU. FSDP (and Zero3Gather::kFlat) gathers a
+// layer per unit and prefetches the next one: two layers. DeepSpeed gathers module by module
+// (Zero3Gather::kList): the module computing and the one prefetched behind it (the largest adjacent pair,
+// the next layer's QKV following fc2), plus PyTorch's flat staging copy of the largest tensor gathered
+// (ProcessGroupNCCL allgather with a list output, flattenForScatterGather). Experts: a layer's worth.
+double gathered_working_set(const ModelSpec& model, const ModelTerms& terms, const EstimateOptions& options,
+                            const Strategy& st) {
+  const double experts = terms.expert_params_per_layer / (st.tp * st.ep);
+  const double layer = (terms.params_per_layer - terms.expert_params_per_layer) / st.tp + experts;
+  if (options.zero3_gather != Zero3Gather::kList) return 2.0 * layer;
+  const detail::LayerModules mods = detail::layer_modules(model, terms, st.tp);
+  double pair = 0.0, largest = 0.0;
+  for (std::size_t k = 0; k < 4; ++k) {
+    pair = std::max(pair, mods.gathered_elements(k) + mods.gathered_elements((k + 1) % 4));
+    largest = std::max(largest, mods.gathered_elements(k));
+  }
+  return pair + largest + experts;
+}
+
+ModelStates shard_model_states(const StageParameters& p, const Strategy& st, double gathered) {
   const double d = st.dp, ep = st.ep;
   // ZeRO stage 1 shards optimizer states over the replicas, 2 also gradients, 3 also weights (Rajbhandari et
   // al. 2020 §5). Dense weights are replicated over dp·cp ranks, experts over dp·cp/ep (EP is carved out of
@@ -52,12 +73,7 @@ ModelStates shard_model_states(const StageParameters& p, const ModelTerms& terms
   ModelStates m;
   const double weight_bytes = kWeightBytes + (st.dtype == Dtype::kFp8 ? kFp8CopyBytes : 0.0);
   m.weights = sharded(weight_bytes, 3);
-  if (st.zero >= 3) {
-    // ZeRO-3 / FSDP hold the layer being computed and the one prefetched, gathered in full.
-    const double layer = (terms.params_per_layer - terms.expert_params_per_layer) / st.tp +
-                         terms.expert_params_per_layer / (st.tp * ep);
-    m.weights += 2.0 * weight_bytes * layer;
-  }
+  if (st.zero >= 3) m.weights += weight_bytes * gathered;  // gathered_working_set()
   m.gradients = sharded(gradient_bytes(st), 2);
   m.optimizer = sharded(kOptimizerStateBytes, 1);
   // The residual of error feedback is each rank's own (unreduced) gradient error, as large as its local
@@ -178,9 +194,10 @@ struct StageMemory {
 };
 
 template <typename Visit>
-void for_each_stage(const ModelSpec& model, const ModelTerms& terms, const GpuSpec& gpu, const Strategy& st,
-                    Visit&& visit) {
+void for_each_stage(const ModelSpec& model, const ModelTerms& terms, const GpuSpec& gpu,
+                    const EstimateOptions& options, const Strategy& st, Visit&& visit) {
   const std::int64_t seq = model.seq_len / st.cp;
+  const double gathered = st.zero >= 3 ? gathered_working_set(model, terms, options, st) : 0.0;
   const StageLayers layers = stage_layers(st, model.layers);
   // The loss needs one micro-batch's logits: bf16 logits plus fp32 softmax for cross-entropy, split over tp
   // (Megatron-LM's vocabulary-parallel cross-entropy).
@@ -193,7 +210,7 @@ void for_each_stage(const ModelSpec& model, const ModelTerms& terms, const GpuSp
     StageMemory m;
     m.index = index;
     const StageParameters params = stage_parameters(model, terms, st, stage_layer_count, first, last);
-    m.states = shard_model_states(params, terms, st);
+    m.states = shard_model_states(params, st, gathered);
     m.layers = stage_layer_count;
     m.in_flight = in_flight(st, index);
     m.logits = last ? logits : 0.0;
@@ -212,7 +229,7 @@ MemoryBreakdown memory_model(const ModelSpec& model, const ModelTerms& terms, co
   mem.reserve = gpu.memory_reserve;
   mem.capacity = gpu.hbm;
   double best = -1.0;
-  for_each_stage(model, terms, gpu, st, [&](const StageMemory& m, const StageParameters& params) {
+  for_each_stage(model, terms, gpu, options, st, [&](const StageMemory& m, const StageParameters& params) {
     mem.dense_parameters = std::max(mem.dense_parameters, params.dense);
     mem.expert_parameters = std::max(mem.expert_parameters, params.experts);
     const double activations = m.activations(layer, recomputed_layers(st, m.layers));
@@ -243,7 +260,7 @@ int fewest_recomputed(const ModelSpec& model, const ModelTerms& terms, const Gpu
   if (!(saved > 0.0)) return 0;
   const int v = std::max(1, st.vpp);
   int chunk_layers = 0, fewest = 1;
-  for_each_stage(model, terms, gpu, st, [&](const StageMemory& m, const StageParameters&) {
+  for_each_stage(model, terms, gpu, options, st, [&](const StageMemory& m, const StageParameters&) {
     chunk_layers = std::max(chunk_layers, (m.layers + v - 1) / v);
     const double over = m.fixed + layer.rebuilt + m.in_flight * m.layers * layer.kept - gpu.hbm.value;
     if (over <= 0.0 || m.in_flight <= 0.0) return;

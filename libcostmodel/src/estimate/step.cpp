@@ -211,13 +211,14 @@ StageTime stage_time(const LayerTerms& l, const DataParallelStreams& dp, double 
   t.compute = layers * (l.forward + l.backward) + (last ? l.logits : 0.0);
   t.tp = layers * l.tp + (first ? l.tp_end : 0.0) + (last ? l.tp_end : 0.0);
   t.ep = layers * l.ep;
-  const double gather = dp.layer_gather.value, reduce = dp.layer_reduce.value;
+  const double gather = dp.layer_gather.value, gather_b = dp.layer_gather_backward.value;
+  const double reduce = dp.layer_reduce.value;
   const double end_gather =
       (first ? dp.first_end_gather.value : 0.0) + (last ? dp.last_end_gather.value : 0.0);
   const double end_reduce =
       (first ? dp.first_end_reduce.value : 0.0) + (last ? dp.last_end_reduce.value : 0.0);
   const double forward_streams = layers * gather + end_gather;
-  const double backward_streams = layers * (gather + reduce) + end_gather + end_reduce;
+  const double backward_streams = layers * (gather_b + reduce) + end_gather + end_reduce;
   // ZeRO-3 list collectives' per-shard copies: host time nothing hides (data.hpp).
   const double copies = layers * dp.layer_copies.value;
   t.dp_total = forward_streams + backward_streams + copies;
@@ -225,7 +226,10 @@ StageTime stage_time(const LayerTerms& l, const DataParallelStreams& dp, double 
   const double unhidden =
       gather > 0.0 ? (first && end_gather > 0.0 ? dp.first_end_gather.value : gather) : 0.0;
   const double hideable_forward = l.overlap ? forward_streams - unhidden : 0.0;
-  const double hideable_backward = l.overlap ? backward_streams : 0.0;
+  // DeepSpeed's list reduce-scatters start after their module's backward and the next module's fetch
+  // synchronizes the device on them (data.hpp): nothing hides them.
+  const double serial = dp.reduce_serialized ? layers * reduce + end_reduce : 0.0;
+  const double hideable_backward = l.overlap ? backward_streams - serial : 0.0;
   const Overlapped f =
       overlap({layers * l.forward_window, layers * l.core_forward, layers * l.cp_forward, hideable_forward},
               l.efficiency);
@@ -307,7 +311,7 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
     const double window_b = n * l.backward_window, window_f = n * l.forward_window;
     const double cp_b = n * l.cp_backward, cp_f = n * l.cp_forward;
     const double core_b = n * (l.core_backward + recompute_core), core_f = n * l.core_forward;
-    const double per_mb_b = n * (dp.layer_gather.value + dp.layer_reduce.value);
+    const double per_mb_b = n * (dp.layer_gather_backward.value + dp.layer_reduce.value);
     const double per_mb_f = n * dp.layer_gather.value;
     const Overlapped b0 = overlap({window_b, core_b, cp_b, per_mb_b}, l.efficiency);
     const Overlapped b1 = overlap({window_b, core_b, cp_b, per_mb_b + dp.step_reduce.value}, l.efficiency);

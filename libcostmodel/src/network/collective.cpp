@@ -49,6 +49,14 @@ constexpr std::array<Algorithm, 6> kAutoCandidates{Algorithm::kDoubleBinaryTree,
                                                    Algorithm::kInNetwork,        Algorithm::kNvlsTree,
                                                    Algorithm::kDirect,           Algorithm::kTorusBucket};
 
+// Whether Auto may choose `a` for `c`. NCCL runs point-to-point (direct) only for the collectives built
+// from grouped sends and receives, all-to-all and send/recv; its all-gather and reduce-scatter are ring,
+// NVLS, CollNet or PAT (src/device/all_gather.h and reduce_scatter.h: RunWorkColl per NCCL_ALGO_*; PAT, for
+// one GPU per node, is not modelled). `--algo direct` still runs them point to point.
+constexpr bool auto_offers(Collective c, Algorithm a) {
+  return a != Algorithm::kDirect || (c != Collective::kAllGather && c != Collective::kReduceScatter);
+}
+
 // NCCL's treeCorrectionFactor for `n` bytes: index ⌊log2(n / 64)⌋ (tree.cc, nvls.cc), 1 past the table.
 double correction(int proto, int entries, double n) {
   if (entries == 0 || n < 64.0) return 1.0;
@@ -310,8 +318,8 @@ std::string network_reason(const LinkPath& path, Algorithm a, Protocol p) {
 bool auto_runs(Collective c, const LinkPath& path, Protocol p) {
   if (p == Protocol::kAuto) return true;
   return std::any_of(kAutoCandidates.begin(), kAutoCandidates.end(), [&](Algorithm a) {
-    return runs_protocol(a, static_cast<int>(p)) && network_runs(path, static_cast<int>(p)) &&
-           applicable_inline(c, a, path);
+    return auto_offers(c, a) && runs_protocol(a, static_cast<int>(p)) &&
+           network_runs(path, static_cast<int>(p)) && applicable_inline(c, a, path);
   });
 }
 
@@ -402,7 +410,8 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& pat
     consider(a);
   } else {
     // NCCL's tuner: the applicable (algorithm, protocol) with the smallest predicted time.
-    for (Algorithm candidate : kAutoCandidates) consider(candidate);
+    for (Algorithm candidate : kAutoCandidates)
+      if (auto_offers(c, candidate)) consider(candidate);
   }
   if (!found) not_applicable(c, a, p);
   return best;
@@ -430,6 +439,7 @@ CollectivePath collective_path(const LinkPath& path) {
     std::array<std::size_t, static_cast<std::size_t>(CollectiveTable::kMaxCandidates) * 2> runs{};
     int count = 0;
     for (Algorithm a : kAutoCandidates) {
+      if (!auto_offers(c, a)) continue;
       for (int proto = kLL; proto <= kSimple; ++proto) {
         const std::size_t index = entry_index(c, a, proto);
         if (table.entries[index].runs() && count < static_cast<int>(runs.size()))
@@ -486,7 +496,8 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const CollectivePat
     for (int k = 0; k < table.candidate_count[ci]; ++k)
       consider(table.candidates[ci][static_cast<std::size_t>(k)]);
   } else if (a == Algorithm::kAuto) {
-    for (Algorithm candidate : kAutoCandidates) consider(entry_index(c, candidate, static_cast<int>(p)));
+    for (Algorithm candidate : kAutoCandidates)
+      if (auto_offers(c, candidate)) consider(entry_index(c, candidate, static_cast<int>(p)));
   } else {
     const ProtocolRange range = protocols(p);
     for (int proto = range.first; proto <= range.last; ++proto) consider(entry_index(c, a, proto));

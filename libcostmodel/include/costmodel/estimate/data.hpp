@@ -25,7 +25,9 @@
 //   copies every shard out of (into) a flat buffer with its own copy_ (torch/lib/c10d/ProcessGroupNCCL.cpp,
 //   allgather, reduce_scatter): world_size copies per parameter per collective, submitted by the host, while
 //   DeepSpeed synchronizes the device before each gather (_allgather_param, _synchronize_communication). The
-//   host's time grows with the rank count; nothing hides it (DataParallelStreams::layer_copies). Read in
+//   host's time grows with the rank count; nothing hides it (DataParallelStreams::layer_copies). Each
+//   tensor's collective pays its own latency, and the hooks that gather a module fire again in the
+//   recomputed forward of a checkpointed layer (DataParallelStreams::layer_gather_backward). Read in
 //   samyam/DeepSpeed partition_parameters.py (commit 67f957a4d7c433db6446ca14f7bbd13b1c702d3b) and stage3.py
 //   (14a775e81a56efa41438727e131f7eb76bbfaa90: fetch_sub_module, _synchronize_communication), and
 //   pytorch/pytorch torch/lib/c10d/ProcessGroupNCCL.cpp (00f5dfd57004bacc04db40afa06f100cf2fa33f6).
@@ -50,8 +52,12 @@ namespace costmodel {
 /// parameters travel over SplitPaths::dp (dp·cp ranks), experts over SplitPaths::expert_dp (dp·cp/ep ranks,
 /// every ep included); the two are summed (they share the NICs).
 struct DataParallelStreams {
-  Seconds layer_gather;  ///< ZeRO-3: one layer's weights all-gathered, before its forward and again backward
-  Seconds layer_reduce;  ///< ZeRO-2/3: one layer's gradients reduce-scattered, every micro-batch
+  Seconds layer_gather;  ///< ZeRO-3: one layer's weights all-gathered before its forward, every micro-batch
+  /// ZeRO-3: one layer's weights all-gathered again in its backward: once (FSDP, whose checkpointed layer
+  /// recomputes inside the gathered unit), or, as DeepSpeed's hooks run (Zero3Gather::kList), once for the
+  /// recomputed forward and again for the modules beyond the reuse distance.
+  Seconds layer_gather_backward;
+  Seconds layer_reduce;      ///< ZeRO-2/3: one layer's gradients reduce-scattered, every micro-batch
   Seconds first_end_gather;  ///< ZeRO-3: the embedding's all-gather on the first stage, each pass
   Seconds first_end_reduce;  ///< ZeRO-2/3: the embedding's reduce-scatter, every micro-batch
   Seconds last_end_gather;   ///< ZeRO-3: the output layer's all-gather on the last stage, each pass
@@ -60,6 +66,10 @@ struct DataParallelStreams {
   /// per-parameter gathers and reduce-scatters in one micro-batch (forward, recompute and backward), which
   /// nothing hides: DeepSpeed of 2021 calls torch.cuda.synchronize() before every gather.
   Seconds layer_copies;
+  /// ZeRO-3 with Zero3Gather::kList: the reduce-scatters are on the critical path. Each starts once its
+  /// module's backward has produced the gradient, and the next module's fetch synchronizes the whole device
+  /// (stage3.py _synchronize_communication: torch.cuda.synchronize()) before that module's compute is queued.
+  bool reduce_serialized = false;
   Seconds step_reduce;  ///< ZeRO-0/1: the first stage's gradients all-reduced / reduce-scattered, once a step
   Seconds step_gather;  ///< ZeRO-1/2: the first stage's updated weights all-gathered, once a step
   /// Tied embeddings with pp > 1: the embedding's gradients all-reduced between the first and the last stage
