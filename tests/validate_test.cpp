@@ -79,8 +79,9 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   // Nemotron-4 340B, MT-NLG, BLOOM, Korthikanti et al. 2022, Narayanan et al. 2021 Table 2 PTD-P and
   // DeepSpeed ZeRO-3, MosaicML FSDP, NeMo and Megatron-Bridge FP8, Mixtral). Issue 13's targets: dense median
   // <= 5% and max <= 15%, everything median <= 8% and max <= 25%, the 2021 ZeRO-3 runs within 50%. Reached
-  // (guarded here so that they do not regress; README "Accuracy" states the shortfall): dense 7.7% / 24%,
-  // everything but the 2021 ZeRO-3 runs 7.3% / 24% (MT-NLG on 3,360 A100 the max); the 2021 ZeRO-3 runs
+  // (guarded here so that they do not regress; README "Accuracy" states the shortfall): dense 7.3% / 24%,
+  // everything but the 2021 ZeRO-3 runs 7.2% / 24% (MT-NLG on 3,360 A100 the max), everything 8.2% / 57%;
+  // the 2021 ZeRO-3 runs
   // (zero3_gather: list: DeepSpeed's per-parameter list collectives, each paying its latency and world_size
   // per-shard views and copies, the recompute's gathers, reduce-scatters the device synchronization keeps
   // on the critical path, module-by-module gathered memory) are 11% to 57% optimistic in TFLOP/s (530B on
@@ -105,9 +106,9 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   CHECK(d.refused == 0);
   CHECK(a.refused == 0);
   CHECK(d.count == 34);
-  CHECK(d.median <= 0.085);
+  CHECK(d.median <= 0.075);
   CHECK(d.max <= 0.25);
-  CHECK(a.median <= 0.08);
+  CHECK(a.median <= 0.075);
   CHECK(a.max <= 0.25);
   CHECK(z.refused == 0);
   CHECK(z.max <= 0.6);
