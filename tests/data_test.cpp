@@ -26,6 +26,17 @@ TermCase dp8(int zero) {
   return c;
 }
 
+// The toy GPT with GPT-3's layer (h 12288, 96 heads of 128, f 4h) at dp 8 under ZeRO-3.
+TermCase gpt3_layer_dp8() {
+  TermCase c = dp8(3);
+  c.model.hidden = 12288;
+  c.model.heads = 96;
+  c.model.kv_heads = 96;
+  c.model.ffn_hidden = 49152;
+  c.place(8);
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("gradient bytes on the wire: fp32 main gradients, halved by fp16, quartered by int8") {
@@ -165,12 +176,7 @@ TEST_CASE("ZeRO-3 with list collectives (DeepSpeed 2021): a collective per tenso
   // fc1's distance is fc2 twice, 2 x 604M = 1.21e9 >= 1e9, so fc1, the projection and QKV are gathered
   // again) + 12 = 23. Each costs world_size = 8 copies of 6 us (cudaMemcpyAsync's 5-7 us submission) and
   // 8 shard views of 3.3 us (an eager narrow() from Python).
-  TermCase c = dp8(3);
-  c.model.hidden = 12288;
-  c.model.heads = 96;
-  c.model.kv_heads = 96;
-  c.model.ffn_hidden = 49152;
-  c.place(8);
+  TermCase c = gpt3_layer_dp8();
   const DataParallelStreams flat_streams = data_parallel_streams(c.inputs());
   CHECK(flat_streams.layer_copies.value == 0.0);  // flat: the default
   CHECK_FALSE(flat_streams.reduce_serialized);
@@ -229,12 +235,7 @@ TEST_CASE("ZeRO-3 holds two layers gathered (FSDP units), DeepSpeed's list gathe
   // GPT-3's layer at tp 1: QKV 453M, projection 151M, fc1 and fc2 604M elements gathered. DeepSpeed holds
   // the largest adjacent pair (fc1 + fc2, 1208M) plus PyTorch's flat staging copy of the largest (604M):
   // 1812M elements, one layer's linear weights; FSDP holds two whole layers. 2 B each.
-  TermCase c = dp8(3);
-  c.model.hidden = 12288;
-  c.model.heads = 96;
-  c.model.kv_heads = 96;
-  c.model.ffn_hidden = 49152;
-  c.place(8);
+  TermCase c = gpt3_layer_dp8();
   (void)c.inputs();
   const MemoryBreakdown flat = Estimator(c.model, test::round_cluster(8), c.options).memory(c.strategy);
   c.options.zero3_gather = Zero3Gather::kList;

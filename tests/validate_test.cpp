@@ -81,11 +81,11 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   // <= 5% and max <= 15%, everything median <= 8% and max <= 25%, the 2021 ZeRO-3 runs within 50%. Reached
   // (guarded here so that they do not regress; README "Accuracy" states the shortfall): dense 7.3% / 24%,
   // everything but the 2021 ZeRO-3 runs 7.2% / 24% (MT-NLG on 3,360 A100 the max), everything 8.2% / 57%;
-  // the 2021 ZeRO-3 runs
-  // (zero3_gather: list: DeepSpeed's per-parameter list collectives, each paying its latency and world_size
-  // per-shard views and copies, the recompute's gathers, reduce-scatters the device synchronization keeps
-  // on the critical path, module-by-module gathered memory) are 11% to 57% optimistic in TFLOP/s (530B on
-  // 2,240 GPUs the max; 32% to 265% before the list collectives were modelled), and all six fit.
+  // the 2021 ZeRO-3 runs (zero3_gather: list: DeepSpeed's per-parameter list collectives, each paying its
+  // latency and world_size per-shard views and copies, the recompute's gathers, reduce-scatters the device
+  // synchronization keeps on the critical path, module-by-module gathered memory) are 11% to 57% optimistic
+  // in TFLOP/s (530B on 2,240 GPUs the max; 32% to 265% before the list collectives were modelled), and all
+  // six fit.
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
   const auto runs = load_published_runs(
       std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/holdout-runs.yaml", catalog);

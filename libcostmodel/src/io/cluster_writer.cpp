@@ -57,12 +57,11 @@ std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& c
       << "    efficiency: " << number(c.link.efficiency) << '\n';
   write_protocols(out, c.link.protocols, "    ");
   if (c.link.nccl_protocols != kAllNcclProtocols) {
-    constexpr std::array<const char*, kNcclProtocols> kNames{"ll", "ll128", "simple"};
     out << "    nccl_protocols: [";
     const char* separator = "";
-    for (std::size_t p = 0; p < kNames.size(); ++p) {
+    for (std::size_t p = 0; p < kNcclProtocolNames.size(); ++p) {
       if (((c.link.nccl_protocols >> p) & 1U) == 0) continue;
-      out << separator << kNames[p];
+      out << separator << kNcclProtocolNames.at(p);
       separator = ", ";
     }
     out << "]\n";

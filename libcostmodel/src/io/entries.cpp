@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "entries.hpp"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <string>
@@ -60,7 +61,8 @@ NcclProtocolMask read_nccl_protocols(Map& map, NcclProtocolMask fallback) {
   NcclProtocolMask mask = 0;
   for (const YAML::Node& item : node) {
     const std::string name = yaml::choose(map.file(), item, field, {"ll", "ll128", "simple"});
-    const int p = name == "ll" ? 0 : name == "ll128" ? 1 : 2;
+    const auto p =
+        std::find(kNcclProtocolNames.begin(), kNcclProtocolNames.end(), name) - kNcclProtocolNames.begin();
     mask = static_cast<NcclProtocolMask>(mask | (1U << p));
   }
   return mask;
@@ -69,10 +71,10 @@ NcclProtocolMask read_nccl_protocols(Map& map, NcclProtocolMask fallback) {
 ProtocolCalibration read_protocols(Map& map, ProtocolCalibration calibration) {
   if (!map.has("protocols")) return calibration;
   Map protocols = map.map("protocols");
-  constexpr std::array<const char*, kNcclProtocols> kNames{"ll", "ll128", "simple"};
-  for (std::size_t p = 0; p < kNames.size(); ++p) {
-    if (!protocols.has(kNames[p])) continue;
-    Map entry = protocols.map(kNames[p]);
+  for (std::size_t p = 0; p < kNcclProtocolNames.size(); ++p) {
+    const std::string name(kNcclProtocolNames.at(p));
+    if (!protocols.has(name)) continue;
+    Map entry = protocols.map(name);
     calibration.step_latency[p] = Seconds(entry.optional_quantity("step_latency", Dimension::kSeconds)
                                               .value_or(calibration.step_latency[p].value));
     calibration.bandwidth[p] =

@@ -88,6 +88,17 @@ std::vector<ColumnOf<GpuSpec>> gpu_fields() {
   return fields;
 }
 
+/// "ll, ll128, simple": the NCCL protocols a link's network runs (LinkSpec::nccl_protocols).
+Json nccl_protocols_text(const LinkSpec& l) {
+  std::string text;
+  for (std::size_t p = 0; p < kNcclProtocolNames.size(); ++p) {
+    if (((l.nccl_protocols >> p) & 1U) == 0) continue;
+    if (!text.empty()) text += ", ";
+    text += kNcclProtocolNames.at(p);
+  }
+  return Json(text);
+}
+
 std::vector<ColumnOf<LinkSpec>> link_fields() {
   return {
       {"name", "name", "", 1, [](const LinkSpec& l) { return Json(l.name); }},
@@ -99,6 +110,16 @@ std::vector<ColumnOf<LinkSpec>> link_fields() {
       {"latency_s", "latency", "us", kMicro, [](const LinkSpec& l) { return Json(l.latency.value); }},
       {"transport", "transport", "", 1,
        [](const LinkSpec& l) { return Json(std::string(to_string(l.transport))); }},
+      {"nccl_protocols_text", "NCCL protocols", "", 1, nccl_protocols_text, 4, Audience::kPeople},
+      {"nccl_protocols", "", "", 1,
+       [](const LinkSpec& l) {
+         Json names = Json::array();
+         for (std::size_t p = 0; p < kNcclProtocolNames.size(); ++p)
+           if (((l.nccl_protocols >> p) & 1U) != 0)
+             names.push_back(Json(std::string(kNcclProtocolNames.at(p))));
+         return names;
+       },
+       4, Audience::kMachines},
       {"gpudirect", "GDR", "", 1, [](const LinkSpec& l) { return Json(l.gpudirect); }},
       {"media", "media", "", 1, [](const LinkSpec& l) { return Json(l.media); }},
       {"transceiver_power_w", "xcvr power", "W", 1,

@@ -42,6 +42,8 @@ inline constexpr int kNcclProtocols = 3;
 using NcclProtocolMask = std::uint8_t;
 /// LL, LL128 and Simple: what NCCL enables by default (NCCL_PROTO unset).
 inline constexpr NcclProtocolMask kAllNcclProtocols = 0b111;
+/// The protocols' names in that order, as NCCL_PROTO and the catalogs spell them.
+inline constexpr std::array<std::string_view, kNcclProtocols> kNcclProtocolNames{"ll", "ll128", "simple"};
 
 /// What nccl-tests measured on one fabric level, per NCCL protocol (LL, LL128, Simple), written by
 /// `costmodel calibrate`: the time of one ring step over the level, which replaces NCCL's per-step constant
