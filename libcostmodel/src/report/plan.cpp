@@ -238,10 +238,13 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
   }
   std::string cluster = describe_cluster(described);
   if (request.topologies.size() > 1) {
-    cluster += "; fabrics searched:";
+    // Spelled as the cluster's own fabric is ("fat-tree 4:1"), comma-separated.
+    cluster += "; fabrics searched: ";
+    const char* separator = "";
     for (const TopologyChoice& t : request.topologies) {
-      cluster += " " + std::string(to_string(t.kind));
-      if (t.oversubscription) cluster += ":" + format_number(*t.oversubscription, 3);
+      cluster += separator + std::string(to_string(t.kind));
+      if (t.oversubscription) cluster += " " + format_number(*t.oversubscription, 3) + ":1";
+      separator = ", ";
     }
   }
   if (deadline) {
