@@ -20,6 +20,7 @@ using costmodel::Json;
 using costmodel::test::check_one_line_error;
 using costmodel::test::CliResult;
 using costmodel::test::contains;
+using costmodel::test::number;
 using costmodel::test::parse_json;
 using costmodel::test::run_cli;
 using costmodel::test::TempDir;
@@ -28,14 +29,6 @@ namespace {
 
 std::string fixture(const std::string& name) {
   return std::string(COSTMODEL_TEST_FIXTURES) + "/nccl/" + name;
-}
-
-double number(const Json& object, const std::string& key) {
-  const Json* value = object.find(key);
-  REQUIRE_MESSAGE(value != nullptr, "missing key " << key);
-  if (const auto* i = std::get_if<std::int64_t>(&value->value())) return static_cast<double>(*i);
-  REQUIRE(std::holds_alternative<double>(value->value()));
-  return std::get<double>(value->value());
 }
 
 std::string text(const Json& object, const std::string& key) {

@@ -16,6 +16,7 @@ using costmodel::Json;
 using costmodel::test::check_one_line_error;
 using costmodel::test::CliResult;
 using costmodel::test::contains;
+using costmodel::test::number;
 using costmodel::test::parse_json;
 using costmodel::test::run_cli;
 using costmodel::test::TempDir;
@@ -33,14 +34,6 @@ std::set<std::string> names_in(const Json& array) {
     names.insert(std::get<std::string>(name->value()));
   }
   return names;
-}
-
-double number(const Json& object, const std::string& key) {
-  const Json* value = object.find(key);
-  REQUIRE_MESSAGE(value != nullptr, key);
-  if (const auto* i = std::get_if<std::int64_t>(&value->value())) return static_cast<double>(*i);
-  REQUIRE_MESSAGE(std::holds_alternative<double>(value->value()), key);
-  return std::get<double>(value->value());
 }
 
 /// Parses `catalog WHICH --format json` and checks every name of DESIGN.md §3 is there.
