@@ -81,12 +81,12 @@ struct CollectiveTable {
     double plateau_factor = 1.0;  ///< the latency's factor from plateau_bytes on
     double channel_bytes = 0.0;   ///< bytes one channel takes before NCCL adds the next (0: all always run)
     double channel_seconds_per_byte = 0.0;  ///< one launched channel (all its threads) alone
-    std::uint8_t channels = 0;              ///< NCCL's channels (comm->nChannels)
-    std::uint8_t thread_halvings = 0;       ///< times NCCL may halve a lone channel's threads
-    std::uint8_t correction = 0;  ///< size-dependent bandwidth (NCCL treeCorrectionFactor): entries, 0 none
     /// The correction is read at n x this: NVLS moves a channel's data in loops of one chunk per head
     /// GPU, so its ramp follows n / heads (8 / heads; 1 for every other algorithm).
     double correction_scale = 1.0;
+    std::uint8_t channels = 0;         ///< NCCL's channels (comm->nChannels)
+    std::uint8_t thread_halvings = 0;  ///< times NCCL may halve a lone channel's threads
+    std::uint8_t correction = 0;  ///< size-dependent bandwidth (NCCL treeCorrectionFactor): entries, 0 none
     [[nodiscard]] bool runs() const { return latency >= 0.0; }
   };
 
