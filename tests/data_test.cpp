@@ -175,7 +175,8 @@ TEST_CASE("ZeRO-3 with list collectives (DeepSpeed 2021): a collective per tenso
   // full recompute: 4 forward + 4 recompute + 3 backward (fc2 is used again at once, distance 0 < 1e9;
   // fc1's distance is fc2 twice, 2 x 604M = 1.21e9 >= 1e9, so fc1, the projection and QKV are gathered
   // again) + 12 = 23. Each costs world_size = 8 copies of 6 us (cudaMemcpyAsync's 5-7 us submission) and
-  // 8 shard views of 3.3 us (an eager narrow() from Python).
+  // 8 shard views of 3.3 us (an eager narrow() from Python), two per rank for a reduce-scatter (view(-1),
+  // then narrow()).
   TermCase c = gpt3_layer_dp8();
   const DataParallelStreams flat_streams = data_parallel_streams(c.inputs());
   CHECK(flat_streams.layer_copies.value == 0.0);  // flat: the default
@@ -183,8 +184,9 @@ TEST_CASE("ZeRO-3 with list collectives (DeepSpeed 2021): a collective per tenso
   CHECK(flat_streams.layer_gather_backward.value == flat_streams.layer_gather.value);
   c.options.zero3_gather = Zero3Gather::kList;
   c.place(8);
-  const double per_copy = 6e-6 + 3.3e-6;
-  CHECK(data_parallel_streams(c.inputs()).layer_copies.value == doctest::Approx(20 * 8 * per_copy));
+  const double per_gather = 6e-6 + 3.3e-6, per_reduce = 6e-6 + 2 * 3.3e-6;
+  const auto copies = [&](double gathers) { return 8 * (gathers * per_gather + 12 * per_reduce); };
+  CHECK(data_parallel_streams(c.inputs()).layer_copies.value == doctest::Approx(copies(8)));
   // One collective per tensor, bf16 weights (2 B) and fp32 gradients (4 B); on the GPU each gather also
   // zero-fills and copies the gathered weights (3 x 2 B each) and each reduce-scatter copies the gradients in
   // (2 x 4 B), at the round GPU's 1 TB/s.
@@ -206,7 +208,7 @@ TEST_CASE("ZeRO-3 with list collectives (DeepSpeed 2021): a collective per tenso
   // QKV again; the device copies follow the elements, (1812M + 1208M) / 1812M = 5/3 of the forward's.
   c.strategy.recompute = Recompute::kFull;
   const DataParallelStreams recomputed = data_parallel_streams(c.inputs());
-  CHECK(recomputed.layer_copies.value == doctest::Approx(23 * 8 * per_copy));
+  CHECK(recomputed.layer_copies.value == doctest::Approx(copies(11)));
   CHECK(recomputed.layer_gather_backward.value ==
         doctest::Approx(gathers + ag(qkv) + ag(proj) + ag(fc) + 5.0 / 3.0 * 6 * layer / 1e12));
   // The toy GPT (h 1024): every module is used again within 1e9 elements after its recompute, so the
@@ -215,7 +217,7 @@ TEST_CASE("ZeRO-3 with list collectives (DeepSpeed 2021): a collective per tenso
   toy.options.zero3_gather = Zero3Gather::kList;
   toy.strategy.recompute = Recompute::kFull;
   toy.place(8);
-  CHECK(data_parallel_streams(toy.inputs()).layer_copies.value == doctest::Approx(20 * 8 * per_copy));
+  CHECK(data_parallel_streams(toy.inputs()).layer_copies.value == doctest::Approx(copies(8)));
   // ZeRO-2 gathers nothing per layer: no copies.
   toy.strategy.zero = 2;
   CHECK(data_parallel_streams(toy.inputs()).layer_copies.value == 0.0);
@@ -226,7 +228,7 @@ TEST_CASE("ZeRO-3 with list collectives (DeepSpeed 2021): a collective per tenso
   c.options.zero3_gather = Zero3Gather::kList;
   const StepEstimate listed = Estimator(c.model, test::round_cluster(8), c.options).evaluate(c.strategy);
   const double more = listed.step_time.value - flat.step_time.value;
-  CHECK(more >= 2 * 8 * (23 * 8 * per_copy + recomputed.layer_reduce.value));
+  CHECK(more >= 2 * 8 * (copies(11) + recomputed.layer_reduce.value));
   CHECK(listed.breakdown.dp_comm_exposed.value - flat.breakdown.dp_comm_exposed.value ==
         doctest::Approx(more));
 }

@@ -80,12 +80,12 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   // DeepSpeed ZeRO-3, MosaicML FSDP, NeMo and Megatron-Bridge FP8, Mixtral). Issue 13's targets: dense median
   // <= 5% and max <= 15%, everything median <= 8% and max <= 25%, the 2021 ZeRO-3 runs within 50%. Reached
   // (guarded here so that they do not regress; README "Accuracy" states the shortfall): dense 7.3% / 24%,
-  // everything but the 2021 ZeRO-3 runs 7.2% / 24% (MT-NLG on 3,360 A100 the max), everything 8.2% / 57%;
+  // everything but the 2021 ZeRO-3 runs 7.2% / 24% (MT-NLG on 3,360 A100 the max), everything 8.1% / 45%;
   // the 2021 ZeRO-3 runs (zero3_gather: list: DeepSpeed's per-parameter list collectives, each paying its
   // latency and world_size per-shard views and copies, the recompute's gathers, reduce-scatters the device
-  // synchronization keeps on the critical path, module-by-module gathered memory) are 11% to 57% optimistic
+  // synchronization keeps on the critical path, module-by-module gathered memory) are 7% to 45% optimistic
   // in TFLOP/s (530B on 2,240 GPUs the max; 32% to 265% before the list collectives were modelled), and all
-  // six fit.
+  // six fit: within issue 13's 50%.
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
   const auto runs = load_published_runs(
       std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/holdout-runs.yaml", catalog);
@@ -111,8 +111,8 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   CHECK(a.median <= 0.075);
   CHECK(a.max <= 0.25);
   CHECK(z.refused == 0);
-  CHECK(z.max <= 0.6);
-  CHECK(z.median <= 0.35);
+  CHECK(z.max <= 0.5);
+  CHECK(z.median <= 0.25);
   // The ZeRO-3 trend at least: at a fixed global batch, more GPUs leave each one less compute to hide the
   // same per-micro-batch gathers behind, so TFLOP/s per GPU fall (144 -> 88 -> 44 measured).
   REQUIRE(zero3_2021.size() >= 3);

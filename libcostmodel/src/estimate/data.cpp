@@ -59,8 +59,9 @@ inline double gather(const StepInputs& in, double params, const CollectivePath& 
 constexpr double kCopySubmission = 6e-6;
 
 // DeepSpeed's Python loop building the world_size shard views of each list collective: one narrow() per
-// rank (partition_parameters.py _allgather_param, _reduce_scatter_gradient at 67f957a4). An eager view op
-// from Python costs 3.3 us (PyTorch's operator micro-benchmark of split, pytorch/pytorch PR 32194, 2020).
+// rank for a gather (partition_parameters.py _allgather_param at 67f957a4), view(-1) then narrow() for a
+// reduce-scatter (_reduce_scatter_gradient). An eager view op from Python costs 3.3 us (PyTorch's operator
+// micro-benchmark of split, pytorch/pytorch PR 32194, 2020).
 constexpr double kShardView = 3.3e-6;
 
 // One layer's list collectives (Zero3Gather::kList) in one micro-batch, tensor by tensor (layer_modules()).
@@ -71,8 +72,8 @@ constexpr double kShardView = 3.3e-6;
 // tensor's gradient is reduce-scattered, one list collective each. `gather` and `reduce` price one tensor.
 struct ListCollectives {
   double forward_gather = 0, backward_gather = 0, reduce = 0;
-  double tensors = 0;          // collectives, each world_size copies
-  double backward_passes = 0;  // elements gathered in the backward per element gathered in the forward
+  double gathers = 0, reduces = 0;  // list collectives, each world_size copies
+  double backward_passes = 0;       // elements gathered in the backward per element gathered in the forward
 };
 
 template <typename Gather, typename Reduce>
@@ -87,7 +88,7 @@ ListCollectives list_collectives_per_layer(const StepInputs& in, Gather&& gather
     for (const double elements : {mods.weights.at(k), mods.biases.at(k)}) {
       if (elements <= 0.0) continue;
       c.reduce += reduce_one(elements);
-      c.tensors += 1.0;
+      c.reduces += 1.0;
       if (!detail::LayerModules::gathered(elements)) continue;
       const double g = gather_one(elements);
       forward += g;
@@ -102,11 +103,11 @@ ListCollectives list_collectives_per_layer(const StepInputs& in, Gather&& gather
     after += mods.weights.at(k) + mods.biases.at(k);
   }
   c.reduce += mods.norm_tensors * reduce_one(in.hidden);
-  c.tensors += mods.norm_tensors;
+  c.reduces += mods.norm_tensors;
   const double recomputed = in.strategy.recompute == Recompute::kFull ? in.recomputed_share : 0.0;
   c.forward_gather = forward;
   c.backward_gather = recomputed * (forward + again) + (1.0 - recomputed) * forward;
-  c.tensors += n_forward + recomputed * (n_forward + n_again) + (1.0 - recomputed) * n_forward;
+  c.gathers = n_forward + recomputed * (n_forward + n_again) + (1.0 - recomputed) * n_forward;
   c.backward_passes = e_forward > 0.0 ? 1.0 + recomputed * e_again / e_forward : 1.0;
   return c;
 }
@@ -151,7 +152,8 @@ DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept {
       s.layer_gather = Seconds(list.forward_gather + expert_gather);
       s.layer_gather_backward = Seconds(list.backward_gather + expert_gather);
       s.layer_reduce = Seconds(list.reduce + reduce(in, expert_layer, experts));
-      s.layer_copies = Seconds(list.tensors * dense.ranks * (kCopySubmission + kShardView));
+      s.layer_copies = Seconds(dense.ranks * (list.gathers * (kCopySubmission + kShardView) +
+                                              list.reduces * (kCopySubmission + 2.0 * kShardView)));
       s.reduce_serialized = true;
       // On the GPU, in the collectives' streams: DeepSpeed zero-fills each gathered buffer (_allgather_param,
       // torch.zeros) and PyTorch copies the shards out of its flat buffer (read and write): 3 x 2 B per
