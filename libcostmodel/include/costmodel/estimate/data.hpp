@@ -62,9 +62,9 @@ struct DataParallelStreams {
   Seconds first_end_reduce;  ///< ZeRO-2/3: the embedding's reduce-scatter, every micro-batch
   Seconds last_end_gather;   ///< ZeRO-3: the output layer's all-gather on the last stage, each pass
   Seconds last_end_reduce;   ///< ZeRO-2/3: the output layer's reduce-scatter, every micro-batch
-  /// ZeRO-3 with Zero3Gather::kList: the host's submission of the per-shard copies of one layer's
-  /// per-parameter gathers and reduce-scatters in one micro-batch (forward, recompute and backward), which
-  /// nothing hides: DeepSpeed of 2021 calls torch.cuda.synchronize() before every gather.
+  /// ZeRO-3 with Zero3Gather::kList: the host's work per shard (DeepSpeed's Python views, PyTorch's copy) for
+  /// one layer's per-parameter gathers and reduce-scatters in one micro-batch (forward, recompute and
+  /// backward), which nothing hides: DeepSpeed of 2021 calls torch.cuda.synchronize() before every gather.
   Seconds layer_copies;
   /// ZeRO-3 with Zero3Gather::kList: the reduce-scatters are on the critical path. Each starts once its
   /// module's backward has produced the gradient, and the next module's fetch synchronizes the whole device
