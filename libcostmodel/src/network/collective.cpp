@@ -57,6 +57,13 @@ constexpr bool auto_offers(Collective c, Algorithm a) {
   return a != Algorithm::kDirect || (c != Collective::kAllGather && c != Collective::kReduceScatter);
 }
 
+// `visit` on each algorithm Auto may choose for `c`, in kAutoCandidates' order.
+template <typename Visit>
+void for_each_auto_candidate(Collective c, Visit&& visit) {
+  for (Algorithm a : kAutoCandidates)
+    if (auto_offers(c, a)) visit(a);
+}
+
 // NCCL's treeCorrectionFactor for `n` bytes: index ⌊log2(n / 64)⌋ (tree.cc, nvls.cc), 1 past the table.
 double correction(int proto, int entries, double n) {
   if (entries == 0 || n < 64.0) return 1.0;
@@ -410,8 +417,7 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& pat
     consider(a);
   } else {
     // NCCL's tuner: the applicable (algorithm, protocol) with the smallest predicted time.
-    for (Algorithm candidate : kAutoCandidates)
-      if (auto_offers(c, candidate)) consider(candidate);
+    for_each_auto_candidate(c, consider);
   }
   if (!found) not_applicable(c, a, p);
   return best;
@@ -438,14 +444,13 @@ CollectivePath collective_path(const LinkPath& path) {
     // case, with the plateau and the smallest size correction, no slower than this one's fastest).
     std::array<std::size_t, static_cast<std::size_t>(CollectiveTable::kMaxCandidates) * 2> runs{};
     int count = 0;
-    for (Algorithm a : kAutoCandidates) {
-      if (!auto_offers(c, a)) continue;
+    for_each_auto_candidate(c, [&](Algorithm a) {
       for (int proto = kLL; proto <= kSimple; ++proto) {
         const std::size_t index = entry_index(c, a, proto);
         if (table.entries[index].runs() && count < static_cast<int>(runs.size()))
           runs[static_cast<std::size_t>(count++)] = index;
       }
-    }
+    });
     int kept = 0;
     for (int i = 0; i < count; ++i) {
       const Entry& x = table.entries[runs[static_cast<std::size_t>(i)]];
@@ -496,8 +501,7 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const CollectivePat
     for (int k = 0; k < table.candidate_count[ci]; ++k)
       consider(table.candidates[ci][static_cast<std::size_t>(k)]);
   } else if (a == Algorithm::kAuto) {
-    for (Algorithm candidate : kAutoCandidates)
-      if (auto_offers(c, candidate)) consider(entry_index(c, candidate, static_cast<int>(p)));
+    for_each_auto_candidate(c, [&](Algorithm a) { consider(entry_index(c, a, static_cast<int>(p))); });
   } else {
     const ProtocolRange range = protocols(p);
     for (int proto = range.first; proto <= range.last; ++proto) consider(entry_index(c, a, proto));

@@ -240,17 +240,19 @@ Entry ring(Collective c, int proto, const Model& m) {
   const int steps = ring_steps(c, m.p);
   const double bw = ring_protocol_bw(m, m.ring_busbw, proto) * m.p / steps;
   const double out = net_hop(m, m.local == 1 ? nccl::kTreeRow : nccl::kRingRow, proto, m.out_excess);
+  // Each step inside a domain costs `intra`, each across domains `out`; `inter` steps cross.
+  double intra = 0.0;
+  int inter = 0;
   if (c == Collective::kBroadcast || c == Collective::kReduce) {
-    const int inter = m.groups - 1;
-    const double hop = nvlink_hop(m, proto == kSimple ? nccl::kTreeRow : nccl::kRingRow, proto);
-    Entry e = make_entry(base_latency(nccl::kRingRow, proto) + (steps - inter) * hop + inter * out, bw);
-    launch_channels(e, true, proto, ring_channel_busbw(m, proto), static_cast<double>(m.p) / steps, m);
-    return e;
+    inter = m.groups - 1;
+    intra = nvlink_hop(m, proto == kSimple ? nccl::kTreeRow : nccl::kRingRow, proto);
+  } else {
+    const double overhead =
+        m.multi ? nccl::kNetOverhead * kMicro * (proto == kSimple ? nccl::kNetOverheadSimpleFactor : 1.0)
+                : 0.0;
+    intra = std::max(nvlink_hop(m, nccl::kRingRow, proto), overhead);
+    inter = m.multi ? (c == Collective::kAllReduce ? 2 : 1) * (m.groups - 1) : 0;
   }
-  const double overhead =
-      m.multi ? nccl::kNetOverhead * kMicro * (proto == kSimple ? nccl::kNetOverheadSimpleFactor : 1.0) : 0.0;
-  const double intra = std::max(nvlink_hop(m, nccl::kRingRow, proto), overhead);
-  const int inter = m.multi ? (c == Collective::kAllReduce ? 2 : 1) * (m.groups - 1) : 0;
   Entry e = make_entry(base_latency(nccl::kRingRow, proto) + (steps - inter) * intra + inter * out, bw);
   if (c == Collective::kAllReduce && proto == kSimple && m.multi) {
     e.plateau_bytes = nccl::kRingPlateauBytes * m.channels * m.p;
