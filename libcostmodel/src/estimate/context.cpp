@@ -14,9 +14,7 @@ ContextParallelComm context_parallel_layer_comm(const StepInputs& in) noexcept {
   const double block = 2.0 * in.tokens * in.kv_per_rank * kActivationBytes;
   const double forward =
       (st.cp - 1) * detail::comm(Collective::kSendRecv, Algorithm::kAuto, block, in.paths.cp).value;
-  const double recompute = st.recompute == Recompute::kFull   ? in.recomputed_share * forward
-                           : st.recompute == Recompute::kNone ? 0.0
-                                                              : forward;
+  const double recompute = attention_recompute_share(in) * forward;
   return {Seconds(forward), Seconds(2.0 * forward + recompute)};
 }
 

@@ -262,7 +262,7 @@ int fewest_recomputed(const ModelSpec& model, const ModelTerms& terms, const Gpu
   int chunk_layers = 0, fewest = 1;
   for_each_stage(model, terms, gpu, options, st, [&](const StageMemory& m, const StageParameters&) {
     chunk_layers = std::max(chunk_layers, (m.layers + v - 1) / v);
-    const double over = m.fixed + layer.rebuilt + m.in_flight * m.layers * layer.kept - gpu.hbm.value;
+    const double over = m.fixed + m.activations(layer, 0) - gpu.hbm.value;
     if (over <= 0.0 || m.in_flight <= 0.0) return;
     const double chunks = std::ceil(over / (m.in_flight * saved) / v);  // N = ceil(r / vpp)
     fewest = std::max(fewest, static_cast<int>(std::min(chunks, 1e6)));

@@ -283,9 +283,7 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   l.cp_backward = cp.backward.value;
   l.send_recv = pipeline_send_recv_time(in).value;
   l.overlap = st.overlap;
-  const double recompute_core = st.recompute == Recompute::kFull   ? in.recomputed_share * l.core_forward
-                                : st.recompute == Recompute::kNone ? 0.0
-                                                                   : l.core_forward;
+  const double recompute_core = attention_recompute_share(in) * l.core_forward;
   const DataParallelStreams dp = data_parallel_streams(in);
 
   // The stages: the first, the middle ones (alike), the last; one stage is both ends.

@@ -50,7 +50,7 @@ TensorParallelLayer tensor_parallel_layer(const StepInputs& in, const LayerForwa
   if (in.strategy.tp <= 1) return {};
   const LayerOperators ops = layer_operators(in);
   const Seconds total(ops.total(in));
-  if (!in.options.tp_comm_overlap || !in.sequence_parallel) return {total, total, Seconds(0.0), Seconds(0.0)};
+  if (!tp_comm_overlapped(in.strategy, in.options)) return {total, total, Seconds(0.0), Seconds(0.0)};
   const double t = in.strategy.tp;
   const double c = ops.op;
   const auto exposed_of = [&](double gemm) {

@@ -4,15 +4,11 @@
 #include <algorithm>
 #include <sstream>
 
+#include "costmodel/estimate/tensor.hpp"
 #include "costmodel/report/configuration.hpp"
 
 namespace costmodel {
 namespace {
-
-// Transformer Engine userbuffers overlap, which runs only under sequence parallelism (tensor.hpp).
-bool tp_comm_overlapped(const Strategy& st, const EstimateOptions& options) {
-  return options.tp_comm_overlap && st.sequence_parallel && st.tp > 1;
-}
 
 /// "# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): step 21.1 s, 156 TFLOP/s per GPU, MFU 50.1%".
 std::string headline(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& base) {

@@ -118,6 +118,13 @@ struct StepInputs {
   double capacity_factor = 1.0;          ///< EstimateOptions::moe_capacity_factor
 };
 
+/// The share of a layer's attention core whose forward runs again in the backward: the recomputed layers'
+/// under full recompute, all of it under selective (Korthikanti et al. 2022 §5), none without.
+[[nodiscard]] inline double attention_recompute_share(const StepInputs& in) {
+  const Recompute r = in.strategy.recompute;
+  return r == Recompute::kFull ? in.recomputed_share : r == Recompute::kNone ? 0.0 : 1.0;
+}
+
 /// The StepInputs of `strategy` (already valid) on its split's `paths`; `terms` is model_terms(model).
 [[nodiscard]] StepInputs step_inputs(const ModelSpec& model, const ModelTerms& terms, const GpuSpec& gpu,
                                      const EstimateOptions& options, const Strategy& strategy,

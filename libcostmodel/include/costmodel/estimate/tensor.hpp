@@ -14,6 +14,13 @@ namespace costmodel {
 /// with ep > 1 without its MLP's: expert.hpp); 0 when tp == 1. Never overlapped, s.
 [[nodiscard]] Seconds tensor_parallel_layer_time(const StepInputs& in) noexcept;
 
+/// True when `strategy` runs its tensor-parallel collectives overlapped with their GEMMs: --tp-comm-overlap
+/// (EstimateOptions::tp_comm_overlap), which Transformer Engine's userbuffers run only under sequence
+/// parallelism with tp > 1.
+[[nodiscard]] constexpr bool tp_comm_overlapped(const Strategy& strategy, const EstimateOptions& options) {
+  return options.tp_comm_overlap && strategy.sequence_parallel && strategy.tp > 1;
+}
+
 /// The same collectives and what of them stays on the critical path, s.
 struct TensorParallelLayer {
   Seconds total;    ///< tensor_parallel_layer_time()
