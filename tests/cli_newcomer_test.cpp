@@ -175,6 +175,7 @@ TEST_CASE("9. Hugging Face config.json in; Megatron-LM arguments out") {
     CHECK_MESSAGE(contains(megatron.out, expected), expected);
   }
   CHECK_FALSE(contains(megatron.out, "--tp-comm-overlap"));
+  CHECK_FALSE(contains(megatron.out, "--no-gradient-accumulation-fusion"));
   // --tp-comm-overlap on is launched as Megatron-LM's --tp-comm-overlap / NeMo's
   // model.config.tp_comm_overlap; block recompute as --recompute-method block --recompute-num-layers N.
   const auto with_overlap = run_cli({"estimate", "--model",
@@ -190,11 +191,14 @@ TEST_CASE("9. Hugging Face config.json in; Megatron-LM arguments out") {
                                      "1",        "--zero",
                                      "1",        "--recompute-layers",
                                      "3",        "--tp-comm-overlap",
-                                     "on",       "--format",
+                                     "on",       "--grad-accumulation-fusion",
+                                     "off",      "--format",
                                      "megatron"});
   REQUIRE(with_overlap.exit_code == 0);
-  for (const char* expected : {"--tp-comm-overlap \\\n", "--recompute-granularity full \\\n",
-                               "--recompute-method block \\\n", "--recompute-num-layers 3 \\\n"}) {
+  // --grad-accumulation-fusion off as Megatron-LM's --no-gradient-accumulation-fusion.
+  for (const char* expected : {"--tp-comm-overlap \\\n", "--no-gradient-accumulation-fusion \\\n",
+                               "--recompute-granularity full \\\n", "--recompute-method block \\\n",
+                               "--recompute-num-layers 3 \\\n"}) {
     CHECK_MESSAGE(contains(with_overlap.out, expected), expected);
   }
   CHECK(run_cli({"topology", "--format", "megatron"}).exit_code == 2);

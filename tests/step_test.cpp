@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "costmodel/estimate/compute.hpp"
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
 
@@ -412,4 +413,30 @@ TEST_CASE("block recompute: the fewest layers that fit, and the planner's use of
   Strategy selective = s;
   selective.recompute = Recompute::kSelective;
   CHECK(est.fewest_recomputed_layers(selective) == 0);
+}
+
+TEST_CASE("without gradient-accumulation fusion every micro-batch adds its gradients to the main ones") {
+  // Llama-2 7B (6.738e9 parameters, untied embeddings) at tp 1, pp 1, dp 8, global batch 64, micro-batch 1:
+  // 8 micro-batches per step. Unfused (Megatron-LM --no-gradient-accumulation-fusion, DeepSpeed), each one's
+  // backward also runs main_grad += grad over every parameter: read the bf16 gradient (2 B), read and write
+  // the fp32 main gradient (4 + 4 B), 10 B per parameter at HBM speed. DP overlap off, so the step grows by
+  // exactly 8 such passes.
+  const ModelSpec& m = catalog().model("llama2-7b");
+  const ClusterSpec c = cluster("h100-sxm", 8, "ib-ndr-400g");
+  EstimateOptions unfused;
+  unfused.grad_accumulation_fusion = false;
+  const Estimator fused_est(m, c), unfused_est(m, c, unfused);
+  Strategy s = split(1, 1, 8, 64, Recompute::kSelective);
+  s.overlap = false;
+  const double params = count_parameters(m).total;
+  const double pass = memory_bound_time(c.gpu, Bytes(10.0 * params)).value;
+  const StepEstimate fused = fused_est.evaluate(s), plain = unfused_est.evaluate(s);
+  REQUIRE(fused.valid());
+  CHECK(plain.step_time.value - fused.step_time.value == doctest::Approx(8 * pass).epsilon(1e-6));
+  CHECK(plain.breakdown.compute.value - fused.breakdown.compute.value ==
+        doctest::Approx(8 * pass).epsilon(1e-6));
+  // ZeRO-2 reduce-scatters every micro-batch's gradients and accumulates only its 1/8 shard.
+  s.zero = 2;
+  const double sharded = unfused_est.evaluate(s).step_time.value - fused_est.evaluate(s).step_time.value;
+  CHECK(sharded == doctest::Approx(8 * pass / 8).epsilon(1e-6));
 }

@@ -210,4 +210,22 @@ Seconds optimizer_time(const StepInputs& in, const MemoryBreakdown& memory) noex
   return Seconds(optimizer);
 }
 
+GradAccumulation grad_accumulation_time(const StepInputs& in) noexcept {
+  if (in.options.grad_accumulation_fusion) return {};
+  const Strategy& st = in.strategy;
+  // Read the micro-batch's bf16/fp16 gradient (2 B), read and write the main gradient; the accumulation is
+  // one mixed-precision add_ (DeepSpeed's bf16 optimizer first materialises the fp32 cast, 8 B more per
+  // element, not counted).
+  const double bytes = 2.0 + 2.0 * gradient_bytes(st);
+  const double replicas = st.zero >= 2 ? static_cast<double>(st.dp) * st.cp : 1.0;
+  const double expert_replicas = st.zero >= 2 ? std::max(1.0, replicas / st.ep) : 1.0;
+  const auto seconds = [&](const StageParameters& p) {
+    return memory_bound_time(in.gpu, Bytes(bytes * (p.dense / replicas + p.experts / expert_replicas)));
+  };
+  const StageParameters layer = stage_parameters(in.model, in.terms, st, 1.0, false, false);
+  const StageParameters first = stage_parameters(in.model, in.terms, st, 0.0, true, false);
+  const StageParameters last = stage_parameters(in.model, in.terms, st, 0.0, false, true);
+  return {seconds(layer), seconds(first), seconds(last)};
+}
+
 }  // namespace costmodel

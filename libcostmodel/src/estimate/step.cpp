@@ -59,6 +59,7 @@ EstimateOptions estimate_options(const TrainingSpec& training) {
   options.moe_capacity_factor = training.moe_capacity_factor;
   options.zero3_gather = training.zero3_gather;
   options.tp_comm_overlap = training.tp_comm_overlap;
+  options.grad_accumulation_fusion = training.grad_accumulation_fusion;
   return options;
 }
 
@@ -195,6 +196,9 @@ struct StageTime {
 // The per-layer numbers every stage kind shares.
 struct LayerTerms {
   double forward = 0, backward = 0, core_forward = 0, core_backward = 0, logits = 0;
+  // Gradient accumulation outside the GEMMs (grad_accumulation_time(): in `backward` per layer), of the
+  // embedding on the first stage and the output layer on the last.
+  double accumulate_first = 0, accumulate_last = 0;
   double tp = 0, tp_hidden = 0, tp_end = 0, ep = 0, cp_forward = 0, cp_backward = 0, send_recv = 0;
   // The forward and backward windows left for the other streams once overlapped tensor-parallel collectives
   // have used their GEMMs' share (hidden / overlap efficiency; the whole pass without --tp-comm-overlap).
@@ -208,7 +212,8 @@ struct LayerTerms {
 StageTime stage_time(const LayerTerms& l, const DataParallelStreams& dp, double layers, bool first, bool last,
                      double recompute_core) {
   StageTime t;
-  t.compute = layers * (l.forward + l.backward) + (last ? l.logits : 0.0);
+  t.compute = layers * (l.forward + l.backward) + (last ? l.logits + l.accumulate_last : 0.0) +
+              (first ? l.accumulate_first : 0.0);
   t.tp = layers * l.tp + (first ? l.tp_end : 0.0) + (last ? l.tp_end : 0.0);
   t.ep = layers * l.ep;
   const double gather = dp.layer_gather.value, gather_b = dp.layer_gather_backward.value;
@@ -265,7 +270,10 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   const StageCompute compute = detail::stage(in);  // stage_compute(), in place
   LayerTerms l;
   l.forward = compute.layer_forward.total.value;
-  l.backward = compute.layer_backward.total.value + compute.layer_recompute.value;
+  const GradAccumulation accumulate = grad_accumulation_time(in);
+  l.backward = compute.layer_backward.total.value + compute.layer_recompute.value + accumulate.layer.value;
+  l.accumulate_first = accumulate.first_end.value;
+  l.accumulate_last = accumulate.last_end.value;
   l.core_forward = compute.layer_forward.attention_core.value;
   l.core_backward = compute.layer_backward.attention_core.value;
   l.logits = compute.logits.value;

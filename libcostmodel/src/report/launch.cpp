@@ -54,6 +54,7 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
   if (model.is_moe()) arg("--expert-model-parallel-size", std::to_string(st.ep));
   if (st.sequence_parallel && st.tp > 1) arg("--sequence-parallel");
   if (tp_comm_overlapped(st, options)) arg("--tp-comm-overlap");
+  if (!options.grad_accumulation_fusion) arg("--no-gradient-accumulation-fusion");
   arg("--micro-batch-size", std::to_string(st.micro_batch));
   arg("--global-batch-size", std::to_string(st.global_batch));
   arg("--seq-length", std::to_string(model.seq_len));
@@ -120,6 +121,7 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
   out << "trainer.strategy.sequence_parallel=" << (st.sequence_parallel && st.tp > 1 ? "true" : "false")
       << '\n';
   if (tp_comm_overlapped(st, options)) out << "model.config.tp_comm_overlap=true\n";
+  if (!options.grad_accumulation_fusion) out << "model.config.gradient_accumulation_fusion=false\n";
   out << "data.micro_batch_size=" << st.micro_batch << '\n'
       << "data.global_batch_size=" << st.global_batch << '\n'
       << "data.seq_length=" << model.seq_len << '\n';

@@ -117,6 +117,10 @@ const std::vector<TrainingField>& training_fields() {
       {"tp_comm_overlap", "tp-comm-overlap",
        "overlap the sequence-parallel all-gathers and reduce-scatters with their GEMMs (Megatron-LM "
        "--tp-comm-overlap, NeMo ub_tp_comm_overlap): on|off [off]"},
+      {"grad_accumulation_fusion", "grad-accumulation-fusion",
+       "accumulate weight gradients into the main gradients inside the weight-gradient GEMM (Megatron-LM "
+       "--gradient-accumulation-fusion); off: a separate main_grad += grad pass per micro-batch, as "
+       "Megatron-LM before it and DeepSpeed: on|off [on]"},
       {"zero3_gather", "zero3-gather",
        "ZeRO-3's per-parameter collectives: flat (one tensor: DeepSpeed since 2022, FSDP) or list "
        "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]"},
@@ -221,6 +225,8 @@ void set_training_field(TrainingSpec& spec, std::string_view key, std::string_vi
     spec.moe_capacity_factor = factor;
   } else if (key == "tp_comm_overlap") {
     spec.tp_comm_overlap = on_off(text);
+  } else if (key == "grad_accumulation_fusion") {
+    spec.grad_accumulation_fusion = on_off(text);
   } else if (key == "zero3_gather") {
     if (text != "flat" && text != "list")
       fail_choice("expected flat or list, got " + quoted(text), text, {"flat", "list"});

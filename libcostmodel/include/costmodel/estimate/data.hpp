@@ -88,4 +88,19 @@ struct DataParallelStreams {
 /// weights to FP8 with their transposes, s.
 [[nodiscard]] Seconds optimizer_time(const StepInputs& in, const MemoryBreakdown& memory) noexcept;
 
+/// Gradient accumulation outside the GEMMs, once per micro-batch on one GPU, s: zero with
+/// EstimateOptions::grad_accumulation_fusion (the weight-gradient GEMM adds into the main gradients).
+struct GradAccumulation {
+  Seconds layer;      ///< one layer's weights
+  Seconds first_end;  ///< the input embedding, on the first stage
+  Seconds last_end;   ///< the output layer (or the tied embedding's copy), on the last stage
+};
+
+/// Without gradient-accumulation fusion each micro-batch's backward also runs main_grad += grad over the
+/// gradients the GPU keeps (memory bound): Megatron-LM's DDP hook without --gradient-accumulation-fusion
+/// (megatron/core/distributed/distributed_data_parallel.py, _make_backward_post_hook), PyTorch's
+/// AccumulateGrad, DeepSpeed's BF16_Optimizer.update_hp_grads after every micro-batch's backward
+/// (deepspeed/runtime/pipe/engine.py, _exec_backward_pass). ZeRO-2/3 accumulate only their shard.
+[[nodiscard]] GradAccumulation grad_accumulation_time(const StepInputs& in) noexcept;
+
 }  // namespace costmodel

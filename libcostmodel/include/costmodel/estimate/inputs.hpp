@@ -38,6 +38,10 @@ struct EstimateOptions {
   /// tensor-parallel all-gather and reduce-scatter is pipelined with its GEMM (tensor_parallel_layer()).
   /// Off by default, as in Megatron-LM; NeMo's performance configurations turn it on.
   bool tp_comm_overlap = false;
+  /// Megatron-LM --gradient-accumulation-fusion (on by default there): the weight-gradient GEMM adds into
+  /// the main gradients. Off (Megatron-LM without it, DeepSpeed, PyTorch autograd), every micro-batch's
+  /// backward also runs main_grad += grad over the rank's gradients (grad_accumulation_time()).
+  bool grad_accumulation_fusion = true;
 };
 
 /// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only) with their collectives'

@@ -42,6 +42,10 @@ struct TrainingSpec {
   /// Tensor-parallel communication overlapped with the GEMMs it feeds (Megatron-LM --tp-comm-overlap);
   /// EstimateOptions::tp_comm_overlap.
   bool tp_comm_overlap = false;
+  /// Weight gradients accumulated into the main gradients inside the weight-gradient GEMM (Megatron-LM
+  /// --gradient-accumulation-fusion, its default); off, a separate pass per micro-batch:
+  /// EstimateOptions::grad_accumulation_fusion.
+  bool grad_accumulation_fusion = true;
   Algorithm tp_algorithm = Algorithm::kAuto;  ///< the tensor-parallel collectives' algorithm
   Pins pins;                                  ///< knobs fixed by the user or the source
   EconomicsSpec economics;                    ///< cost basis, amortisation, electricity, PUE
