@@ -75,46 +75,47 @@ Stats stats(const std::vector<const ValidationRow*>& rows) {
 }  // namespace
 
 TEST_CASE("held-out published runs (never fitted on): the errors reached, guarded") {
-  // tests/fixtures/holdout-runs.yaml: 41 runs with their sources (Llama 3 405B with its uneven stages,
+  // tests/fixtures/holdout-runs.yaml: 49 runs with their sources (Llama 3 405B with its uneven stages,
   // Nemotron-4 340B, MT-NLG, BLOOM, Korthikanti et al. 2022, Narayanan et al. 2021 Table 2 PTD-P and
-  // DeepSpeed ZeRO-3, MosaicML FSDP, NeMo and Megatron-Bridge FP8, Mixtral). Issue 13's targets: dense median
+  // DeepSpeed ZeRO-3, MosaicML FSDP, NeMo and Megatron-Bridge FP8, and nine mixture-of-experts runs: Mixtral,
+  // Qwen3 30B-A3B and 235B-A22B, gpt-oss 120B on H100, B200 and GB200). Issue 13's targets: dense median
   // <= 5% and max <= 15%, everything median <= 8% and max <= 25%, the 2021 ZeRO-3 runs within 50%. Reached
-  // (guarded here so that they do not regress; README "Accuracy" states the shortfall): dense 6.8% / 21%,
-  // everything but the 2021 ZeRO-3 runs 6.4% / 21% (MosaicML's MPT-7B on 8 H100 the max, MT-NLG on 3,360
-  // A100 next), everything 7.3% / 45%: the "everything" median is met, and its max outside the 2021 ZeRO-3
-  // runs. The DeepSpeed rows state grad_accumulation_fusion: off (a main_grad += grad pass per micro-batch:
-  // BLOOM 8.2% -> 5.0%, MT-NLG 18-24% -> 14-20%). The 2021 ZeRO-3 runs (zero3_gather: list: DeepSpeed's
-  // per-parameter list collectives, each paying its latency and world_size per-shard views and copies, the
-  // recompute's gathers, reduce-scatters the device synchronization keeps on the critical path,
-  // module-by-module gathered memory) are 7% to 45% optimistic in TFLOP/s (530B on 2,240 GPUs the max; 32%
-  // to 265% before the list collectives were modelled), and all six fit: within issue 13's 50%.
+  // (guarded here so that they do not regress; README "Accuracy" states the shortfall): dense 6.8% / 21%
+  // (MosaicML's MPT-7B on 8 H100 the max, MT-NLG on 3,360 A100 next); the MoE runs 28% / 211%, all fast but
+  // one: fine-grained experts (Qwen3 30B-A3B: 128 experts of 768) at one or two sequences per micro-batch
+  // run 2-3x slower than the model says, the same split at micro-batch 4 on GB200 28% (a cost per
+  // micro-batch the model does not have); everything 9.0% / 211%. The DeepSpeed rows state
+  // grad_accumulation_fusion: off (a main_grad += grad pass per micro-batch: BLOOM 8.2% -> 5.0%, MT-NLG
+  // 18-24% -> 14-20%). The 2021 ZeRO-3 runs (zero3_gather: list: DeepSpeed's per-parameter list
+  // collectives, each paying its latency and world_size per-shard views and copies, the recompute's gathers,
+  // reduce-scatters the device synchronization keeps on the critical path, module-by-module gathered
+  // memory) are 7% to 45% optimistic in TFLOP/s (530B on 2,240 GPUs the max; 32% to 265% before the list
+  // collectives were modelled), and all six fit: within issue 13's 50%.
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
   const auto runs = load_published_runs(
       std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/holdout-runs.yaml", catalog);
-  REQUIRE(runs.size() == 41);
+  REQUIRE(runs.size() == 49);
   const ValidationSummary summary = validate_runs(runs, 1);
-  std::vector<const ValidationRow*> dense, zero3_2021, all_but_zero3;
+  std::vector<const ValidationRow*> dense, moe, zero3_2021, everything;
   for (size_t i = 0; i < runs.size(); ++i) {
     const ValidationRow& row = summary.rows[i];
-    const bool zero3 = row.id.rfind("narayanan21_zero3", 0) == 0;
-    if (zero3) {
+    everything.push_back(&row);
+    if (row.id.rfind("narayanan21_zero3", 0) == 0) {
       zero3_2021.push_back(&row);
     } else {
-      all_but_zero3.push_back(&row);
-      if (!runs[i].model.is_moe()) dense.push_back(&row);
+      (runs[i].model.is_moe() ? moe : dense).push_back(&row);
     }
   }
-  std::vector<const ValidationRow*> everything;
-  for (const ValidationRow& row : summary.rows) everything.push_back(&row);
-  const Stats d = stats(dense), z = stats(zero3_2021), a = stats(all_but_zero3), all = stats(everything);
+  const Stats d = stats(dense), e = stats(moe), z = stats(zero3_2021), all = stats(everything);
   CHECK(d.refused == 0);
-  CHECK(a.refused == 0);
+  CHECK(e.refused == 0);
   CHECK(d.count == 34);
+  CHECK(e.count == 9);
   CHECK(d.median <= 0.07);
   CHECK(d.max <= 0.21);
-  CHECK(a.median <= 0.065);
-  CHECK(a.max <= 0.21);
-  CHECK(all.median <= 0.08);  // issue 13's target for everything
+  CHECK(e.median <= 0.3);
+  CHECK(e.max <= 2.2);
+  CHECK(all.median <= 0.095);
   CHECK(z.refused == 0);
   CHECK(z.max <= 0.5);
   CHECK(z.median <= 0.25);
