@@ -59,8 +59,8 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 }
 
 const std::string kConfiguration =
-    "{tp,pp,dp,cp,ep,vpp,first_stage_layers,last_stage_layers,micro_batch,global_batch,recompute,recompute_"
-    "layers,zero,dtype,"
+    "{tp,pp,dp,cp,ep,etp,vpp,first_stage_layers,last_stage_layers,micro_batch,global_batch,recompute,"
+    "recompute_layers,zero,dtype,"
     "grad_reduce_dtype,sequence_parallel,overlap,compression,"
     "topology,oversubscription,step_time_s,tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,hfu,"
     "memory_per_gpu_bytes,fits_memory,breakdown,memory,training_days,cost_usd,energy_kwh,switches,"
@@ -105,7 +105,7 @@ TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
             "experts_indivisible,dtype_unsupported,bad_degree,zero_unsupported,out_of_memory,deadline_missed}"
             "\n");
   const std::string plan_csv =
-      "tp,pp,dp,cp,ep,vpp,micro_batch,recompute,recompute_layers,zero,sequence_parallel,overlap,topology,"
+      "tp,pp,dp,cp,ep,etp,vpp,micro_batch,recompute,recompute_layers,zero,sequence_parallel,overlap,topology,"
       "step_time_s,"
       "model_tflops_per_gpu,mfu,memory_per_gpu_bytes,fits_memory,comm_share,training_days,cost_usd,capex_usd,"
       "switches,schema_version";

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include "costmodel/estimate/compute.hpp"
 #include "costmodel/estimate/tensor.hpp"
 #include "estimate_fixtures.hpp"
 
@@ -81,4 +82,51 @@ TEST_CASE("within a node the expert all-to-all at tp 2 is within 25% of tp 1 (sa
                                            Bytes(2048.0 * 1024 * 2), c.paths.tp)
                                .time.value;
   CHECK(tensor_parallel_layer_time(in).value == doctest::Approx(one * 2 * (1 + 0.5)));
+}
+
+TEST_CASE("MoE parallel folding: whole experts (etp 1) let ep span the TP ranks") {
+  // Megatron-Core folds the experts over a stage's tp·cp·dp ranks: etp innermost, then ep
+  // (megatron/core/parallel_state.py, initialize_model_parallel). Toy MoE at tp 2, dp 4 on 8 GPUs: with the
+  // experts split over tp (etp = tp, the default) ep can reach tp·dp/tp = 4; kept whole (etp 1) it reaches
+  // 8, over consecutive ranks.
+  TermCase c;
+  c.model = test::toy_moe();
+  c.strategy.tp = 2;
+  c.strategy.dp = 4;
+  c.strategy.ep = 8;
+  c.strategy.global_batch = 4;
+  const ClusterSpec cluster = test::round_cluster(8);
+  CHECK(check(c.strategy, c.model, cluster) == kExpertsIndivisible);  // etp·ep = 16 > 8 ranks
+  c.strategy.etp = 1;
+  REQUIRE(check(c.strategy, c.model, cluster) == kValid);
+  CHECK(c.strategy.expert_replicas() == 1);
+  c.strategy.etp = 3;  // neither 1 nor tp
+  CHECK(check(c.strategy, c.model, cluster) == kExpertsIndivisible);
+  c.strategy.etp = 1;
+  c.place(8);
+  CHECK(c.paths.ep.ranks == 8);
+  // Each rank dispatches its own T/t tokens over the 8 ranks and gathers nothing over tp (the experts are
+  // whole): two all-to-alls of 1024·top_k·h per pass, forward and backward, in the MoE half of the layers.
+  const double all_to_all =
+      collective_cost(Collective::kAllToAll, Algorithm::kAuto, Bytes(1024.0 * 2 * 1024 * 2), c.paths.ep)
+          .time.value;
+  CHECK(expert_parallel_layer_time(c.inputs()).value == doctest::Approx(0.5 * 2 * 2 * all_to_all));
+  // The same tokens and FLOPs through the experts as with etp = tp at ep 4: per GPU, 8/8 = 1 local expert
+  // at full width for 8·1024·2/8 = 2048 tokens, against 8/4 = 2 at half width for 4·2048·2/8 = 2048 each.
+  const double whole = moe_mlp_time(c.inputs()).value;
+  TermCase split = c;
+  split.strategy.etp = 0;
+  split.strategy.ep = 4;
+  split.place(8);
+  const double halves = moe_mlp_time(split.inputs()).value;
+  CHECK(whole == doctest::Approx(halves).epsilon(0.05));
+  // A MoE layer's MLP runs no dense tensor-parallel pair when the experts are whole, even at ep 1.
+  TermCase local = c;
+  local.strategy.ep = 1;
+  local.place(8);
+  const double one = 2.0 * collective_cost(Collective::kReduceScatter, Algorithm::kAuto,
+                                           Bytes(2048.0 * 1024 * 2), local.paths.tp)
+                               .time.value;
+  CHECK(tensor_parallel_layer_time(local.inputs()).value == doctest::Approx(one * 2 * (1 + 0.5)));
+  CHECK(expert_parallel_layer_time(local.inputs()).value == 0.0);
 }

@@ -58,8 +58,9 @@ std::pair<int, int> parse_range(const std::string& text, const Context& context)
 std::string describe(const Strategy& s) {
   std::ostringstream text;
   text << "tp=" << s.tp << " pp=" << s.pp << " dp=" << s.dp << " cp=" << s.cp << " ep=" << s.ep
-       << " vpp=" << s.vpp << " micro_batch=" << s.micro_batch << " recompute=" << to_string(s.recompute)
-       << " zero=" << s.zero << " sequence_parallel=" << (s.sequence_parallel ? "on" : "off")
+       << " etp=" << s.expert_tp() << " vpp=" << s.vpp << " micro_batch=" << s.micro_batch
+       << " recompute=" << to_string(s.recompute) << " zero=" << s.zero
+       << " sequence_parallel=" << (s.sequence_parallel ? "on" : "off")
        << " overlap=" << (s.overlap ? "on" : "off");
   return text.str();
 }

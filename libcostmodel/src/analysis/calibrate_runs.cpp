@@ -83,11 +83,12 @@ GpuSpec with_values(GpuSpec gpu, const std::vector<const Parameter*>& fitted, co
 // The knobs that make two configurations the same step (the planner's choice; the rest is the run's).
 bool same_configuration(const Strategy& a, const Strategy& b) {
   const auto key = [](const Strategy& s) {
-    return std::array<int, 12>{s.tp,
+    return std::array<int, 13>{s.tp,
                                s.pp,
                                s.dp,
                                s.cp,
                                s.ep,
+                               s.expert_tp(),
                                s.vpp,
                                s.first_stage_layers,
                                s.last_stage_layers,

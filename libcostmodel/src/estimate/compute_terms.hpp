@@ -69,13 +69,16 @@ inline double moe_mlp(const StepInputs& in) {
   const Strategy& st = in.strategy;
   const Dtype dt = st.dtype;
   const double T = in.tokens, h = in.hidden, t = in.tp, g = gated(model);
+  const double et = st.expert_tp();
   const double fe = static_cast<double>(model.moe->expert_ffn_hidden);
   const double experts_local = static_cast<double>(model.moe->experts) / st.ep;
   // Balanced routing: each local expert sees ep·T·top_k / E tokens (Lepikhin et al. 2020, GShard §2), the
-  // busiest capacity_factor times that.
-  const double tokens_per_expert = in.capacity_factor * st.ep * T * model.moe->top_k / model.moe->experts;
-  return experts_local * (gemm_seconds(gpu, dt, tokens_per_expert, g * fe / t, h) +
-                          gemm_seconds(gpu, dt, tokens_per_expert, h, fe / t)) +
+  // busiest capacity_factor times that, with T the tokens of its etp ranks (each TP rank holds T/t under
+  // sequence parallelism), split over etp in width.
+  const double tokens_per_expert =
+      in.capacity_factor * st.ep * T * (et / t) * model.moe->top_k / model.moe->experts;
+  return experts_local * (gemm_seconds(gpu, dt, tokens_per_expert, g * fe / et, h) +
+                          gemm_seconds(gpu, dt, tokens_per_expert, h, fe / et)) +
          model.moe->shared_experts *
              (gemm_seconds(gpu, dt, T, g * fe / t, h) + gemm_seconds(gpu, dt, T, h, fe / t)) +
          gemm_seconds(gpu, Dtype::kBf16, T, static_cast<double>(model.moe->experts), h);  // router, bf16

@@ -124,11 +124,11 @@ DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept {
   const ModelTerms& terms = in.terms;
   const CollectivePath& dense = in.paths.dp;
   const CollectivePath& experts = in.paths.expert_dp;
-  // Per GPU: dense weights split over tp, experts over tp and ep (Megatron-LM's expert tensor parallelism
+  // Per GPU: dense weights split over tp, experts over etp and ep (Megatron-Core's expert tensor parallelism
   // defaults to tp).
   const double t = st.tp;
   const double dense_layer = (terms.params_per_layer - terms.expert_params_per_layer) / t;
-  const double expert_layer = terms.expert_params_per_layer / (t * st.ep);
+  const double expert_layer = terms.expert_params_per_layer / (st.expert_tp() * st.ep);
   const double embedding = terms.params_embedding / t;
   const double output = terms.params_output / t;
   const bool one_stage = st.pp == 1;
@@ -218,7 +218,7 @@ GradAccumulation grad_accumulation_time(const StepInputs& in) noexcept {
   // element, not counted).
   const double bytes = 2.0 + 2.0 * gradient_bytes(st);
   const double replicas = st.zero >= 2 ? static_cast<double>(st.dp) * st.cp : 1.0;
-  const double expert_replicas = st.zero >= 2 ? std::max(1.0, replicas / st.ep) : 1.0;
+  const double expert_replicas = st.zero >= 2 ? static_cast<double>(st.expert_replicas()) : 1.0;
   const auto seconds = [&](const StageParameters& p) {
     return memory_bound_time(in.gpu, Bytes(bytes * (p.dense / replicas + p.experts / expert_replicas)));
   };

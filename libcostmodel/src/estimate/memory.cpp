@@ -15,7 +15,7 @@ namespace costmodel {
 
 StageParameters stage_parameters(const ModelSpec& model, const ModelTerms& terms, const Strategy& st,
                                  double layers, bool first, bool last) noexcept {
-  const double t = st.tp, ep = st.ep;
+  const double t = st.tp, ep = st.ep, et = st.expert_tp();
   const double expert_per_layer = terms.expert_params_per_layer;
   const double dense_per_layer = terms.params_per_layer - expert_per_layer;
   double dense = layers * dense_per_layer / t;
@@ -24,7 +24,7 @@ StageParameters stage_parameters(const ModelSpec& model, const ModelTerms& terms
   // and_output_layer), a single stage holds a tied one once.
   if (first) dense += terms.params_embedding / t;
   if (last && (st.pp > 1 || !model.tied_embeddings)) dense += terms.params_output / t;
-  return {dense, layers * expert_per_layer / (t * ep)};
+  return {dense, layers * expert_per_layer / (et * ep)};
 }
 
 namespace {
@@ -47,7 +47,7 @@ struct ModelStates {
 // (ProcessGroupNCCL allgather with a list output, flattenForScatterGather). Experts: a layer's worth.
 double gathered_working_set(const ModelSpec& model, const ModelTerms& terms, const EstimateOptions& options,
                             const Strategy& st) {
-  const double experts = terms.expert_params_per_layer / (st.tp * st.ep);
+  const double experts = terms.expert_params_per_layer / (st.expert_tp() * st.ep);
   const double layer = (terms.params_per_layer - terms.expert_params_per_layer) / st.tp + experts;
   if (options.zero3_gather != Zero3Gather::kList) return 2.0 * layer;
   const detail::LayerModules mods = detail::layer_modules(model, terms, st.tp);
@@ -60,12 +60,11 @@ double gathered_working_set(const ModelSpec& model, const ModelTerms& terms, con
 }
 
 ModelStates shard_model_states(const StageParameters& p, const Strategy& st, double gathered) {
-  const double d = st.dp, ep = st.ep;
   // ZeRO stage 1 shards optimizer states over the replicas, 2 also gradients, 3 also weights (Rajbhandari et
-  // al. 2020 §5). Dense weights are replicated over dp·cp ranks, experts over dp·cp/ep (EP is carved out of
-  // DP).
-  const double replicas = d * st.cp;
-  const double expert_replicas = std::max(1.0, replicas / ep);
+  // al. 2020 §5). Dense weights are replicated over dp·cp ranks, experts over tp·cp·dp/(etp·ep)
+  // (Strategy::expert_replicas()).
+  const double replicas = static_cast<double>(st.dp) * st.cp;
+  const double expert_replicas = st.expert_replicas();
   const auto sharded = [&](double bytes_per_parameter, int from_stage) {
     return st.zero >= from_stage ? bytes_per_parameter * (p.dense / replicas + p.experts / expert_replicas)
                                  : bytes_per_parameter * (p.dense + p.experts);

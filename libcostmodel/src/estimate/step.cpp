@@ -116,25 +116,27 @@ std::uint32_t Estimator::check(const Strategy& st) const noexcept {
 
 SplitPaths Estimator::paths(const Strategy& st) const noexcept {
   if (check(st) != kValid) return {};
-  // Placement: TP innermost, then CP, EP (inside DP), DP, PP outermost. Groups that communicate at the same
-  // time share the nodes' NICs (concurrent_groups).
+  // Placement: TP innermost, then CP, DP, PP outermost; the experts fold a stage's tp·cp·dp ranks as etp,
+  // then ep, then their replicas (Megatron-Core's expert rank generator, megatron/core/parallel_state.py).
+  // Groups that communicate at the same time share the nodes' NICs (concurrent_groups).
   SplitPaths p;
   const int tp_cp = st.tp * st.cp;
+  const int etp = st.expert_tp();
   const auto path = [&](const Communicator& comm) { return collective_path(link_path(topology_, comm)); };
   if (st.tp > 1) p.tp = path(Communicator{st.tp, 1, std::max(1, cluster_.gpus_per_node / st.tp)});
   if (st.cp > 1) p.cp = path(Communicator{st.cp, st.tp, st.tp});
-  if (st.ep > 1) p.ep = path(Communicator{st.ep, tp_cp, tp_cp});
+  if (st.ep > 1) p.ep = path(Communicator{st.ep, etp, etp});
   if (st.pp > 1) p.pp = path(Communicator{2, tp_cp * st.dp, tp_cp * st.dp});
   // Gradients are reduced over dp·cp: context-parallel ranks hold the same weights (Megatron-LM's
   // data-parallel-with-context group); experts over the dp·cp/ep ranks holding the same experts.
   const int replicas = st.dp * st.cp;
   if (replicas > 1) p.dp = path(Communicator{replicas, st.tp, st.tp});
-  const int expert_replicas = replicas / st.ep;
-  if (st.ep == 1) {
+  const int expert_replicas = st.expert_replicas();
+  if (st.ep == 1 && etp == st.tp) {
     p.expert_dp = p.dp;  // every rank of the dp·cp group holds the same experts
   } else if (expert_replicas > 1) {
-    // Every ep-th rank of the dp·cp group holds the same experts.
-    p.expert_dp = path(Communicator{expert_replicas, st.tp * st.ep, st.tp * st.ep});
+    // Every etp·ep-th rank of the stage holds the same experts.
+    p.expert_dp = path(Communicator{expert_replicas, etp * st.ep, etp * st.ep});
   }
   // The first and the last stage: the tied embedding's gradient all-reduce.
   if (st.pp > 1) {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "costmodel/estimate/expert.hpp"
+
 #include "communication.hpp"
 
 namespace costmodel {
@@ -32,7 +34,7 @@ struct LayerOperators {
 };
 
 LayerOperators layer_operators(const StepInputs& in) {
-  return {one_operator(in), in.strategy.ep > 1 ? 1.0 - in.moe_share : 1.0};
+  return {one_operator(in), expert_dispatch(in.strategy) ? 1.0 - in.moe_share : 1.0};
 }
 
 }  // namespace

@@ -122,6 +122,7 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("dp", st.dp)
       .set("cp", st.cp)
       .set("ep", st.ep)
+      .set("etp", st.expert_tp())
       .set("vpp", st.vpp)
       .set("first_stage_layers", st.first_stage_layers > 0 ? Json(st.first_stage_layers) : Json())
       .set("last_stage_layers", st.last_stage_layers > 0 ? Json(st.last_stage_layers) : Json())
@@ -204,6 +205,7 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
       {"dp", "dp", "", 1, [=](R r) { return Json(st(r).dp); }, 6},
       {"cp", "cp", "", 1, [=](R r) { return Json(st(r).cp); }},
       {"ep", "ep", "", 1, [=](R r) { return Json(st(r).ep); }},
+      {"etp", "etp", "", 1, [=](R r) { return Json(st(r).expert_tp()); }, 4, Audience::kMachines},
       {"vpp", "vpp", "", 1, [=](R r) { return Json(st(r).vpp); }},
       {"micro_batch", "mb", "", 1, [=](R r) { return Json(st(r).micro_batch); }},
       {"recompute", "recompute", "", 1, [=](R r) { return Json(std::string(to_string(st(r).recompute))); }},
@@ -268,6 +270,10 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   row("split tp x pp x dp x cp (ep, vpp)", std::to_string(st.tp) + " x " + std::to_string(st.pp) + " x " +
                                                std::to_string(st.dp) + " x " + std::to_string(st.cp) + " (" +
                                                std::to_string(st.ep) + ", " + std::to_string(st.vpp) + ")");
+  if (model.is_moe()) {
+    row("experts ep x etp (replicas)", std::to_string(st.ep) + " x " + std::to_string(st.expert_tp()) + " (" +
+                                           std::to_string(st.expert_replicas()) + ")");
+  }
   row("micro-batch / global batch (sequences)",
       std::to_string(st.micro_batch) + " / " + std::to_string(st.global_batch));
   row("recompute, zero, dtype",

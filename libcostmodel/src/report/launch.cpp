@@ -51,7 +51,10 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
     arg("--num-layers-per-virtual-pipeline-stage", std::to_string(model.layers / (st.pp * st.vpp)));
   }
   arg("--context-parallel-size", std::to_string(st.cp));
-  if (model.is_moe()) arg("--expert-model-parallel-size", std::to_string(st.ep));
+  if (model.is_moe()) {
+    arg("--expert-model-parallel-size", std::to_string(st.ep));
+    if (st.expert_tp() != st.tp) arg("--expert-tensor-parallel-size", std::to_string(st.expert_tp()));
+  }
   if (st.sequence_parallel && st.tp > 1) arg("--sequence-parallel");
   if (tp_comm_overlapped(st, options)) arg("--tp-comm-overlap");
   if (!options.grad_accumulation_fusion) arg("--no-gradient-accumulation-fusion");
@@ -117,7 +120,11 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
         out << "trainer.strategy.num_layers_in_last_pipeline_stage=" << st.last_stage_layers << '\n';
     }
   }
-  if (model.is_moe()) out << "trainer.strategy.expert_model_parallel_size=" << st.ep << '\n';
+  if (model.is_moe()) {
+    out << "trainer.strategy.expert_model_parallel_size=" << st.ep << '\n';
+    if (st.expert_tp() != st.tp)
+      out << "trainer.strategy.expert_tensor_parallel_size=" << st.expert_tp() << '\n';
+  }
   out << "trainer.strategy.sequence_parallel=" << (st.sequence_parallel && st.tp > 1 ? "true" : "false")
       << '\n';
   if (tp_comm_overlapped(st, options)) out << "model.config.tp_comm_overlap=true\n";

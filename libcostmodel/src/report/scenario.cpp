@@ -33,6 +33,7 @@ std::string split_text(const Strategy& s) {
       "tp" + std::to_string(s.tp) + " pp" + std::to_string(s.pp) + " dp" + std::to_string(s.dp);
   if (s.cp > 1) text += " cp" + std::to_string(s.cp);
   if (s.ep > 1) text += " ep" + std::to_string(s.ep);
+  if (s.expert_tp() != s.tp) text += " etp" + std::to_string(s.expert_tp());
   if (s.vpp > 1) text += " vpp" + std::to_string(s.vpp);
   return text;
 }
@@ -74,6 +75,8 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
       {"dp", "dp", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.dp); }, 6},
       {"cp", "cp", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.cp); }},
       {"ep", "ep", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.ep); }},
+      {"etp", "etp", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.expert_tp()); }, 4,
+       Audience::kMachines},
       {"vpp", "vpp", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.vpp); }},
       {"micro_batch", "mb", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.micro_batch); }},
       {"global_batch", "batch", "", 1,

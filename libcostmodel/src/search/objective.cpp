@@ -40,7 +40,7 @@ int compare_scores(const Score& a, const Score& b, Objective objective) {
 }
 
 auto strategy_key(const Strategy& s) {
-  return std::make_tuple(s.tp, s.pp, s.dp, s.cp, s.ep, s.vpp, s.micro_batch, s.global_batch,
+  return std::make_tuple(s.tp, s.pp, s.dp, s.cp, s.ep, s.expert_tp(), s.vpp, s.micro_batch, s.global_batch,
                          static_cast<int>(s.recompute), s.zero, static_cast<int>(s.dtype), !s.overlap,
                          !s.sequence_parallel, static_cast<int>(s.compression.kind),
                          s.compression.topk_fraction);

@@ -145,10 +145,23 @@ CandidateSpace::CandidateSpace(const SearchSpace& space, const ModelSpec& model,
         if (!allowed(space.cp, cp)) continue;
         const int dp = gpus / tp / pp / cp;
         if (!allowed(space.dp, dp)) continue;
-        for (const int ep : model.is_moe() ? divisors(dp) : std::vector<int>{1}) {
-          if (!allowed(space.ep, ep)) continue;
-          splits_.push_back(
-              {tp, pp, dp, cp, ep, check_split(model, tp, pp, dp, cp, ep, training.global_batch)});
+        if (!model.is_moe()) {
+          if (allowed(space.ep, 1))
+            splits_.push_back(
+                {tp, pp, dp, cp, 1, 0, check_split(model, tp, pp, dp, cp, 1, training.global_batch)});
+          continue;
+        }
+        // The experts: etp = tp (Megatron-Core's default), and each expert whole (etp 1) when tp > 1; ep
+        // dividing the experts and the tp·cp·dp / etp ranks left.
+        for (const int etp : {0, 1}) {
+          if (etp == 1 && tp == 1) continue;
+          const int expert_tp = etp == 0 ? tp : etp;
+          if (!space.etp.empty() && !allowed(space.etp, expert_tp)) continue;
+          for (const int ep : divisors(static_cast<std::int64_t>(tp) * cp * dp / expert_tp)) {
+            if (!allowed(space.ep, ep)) continue;
+            splits_.push_back({tp, pp, dp, cp, ep, etp,
+                               check_split(model, tp, pp, dp, cp, ep, training.global_batch, etp)});
+          }
         }
       }
     }
@@ -192,6 +205,7 @@ Strategy CandidateSpace::representative(const ParallelSplit& split) const {
   s.dp = split.dp;
   s.cp = split.cp;
   s.ep = split.ep;
+  s.etp = split.etp;
   const StageLayout& layout = layouts(split.pp).front();
   s.vpp = layout.vpp;
   s.first_stage_layers = layout.first;
@@ -224,6 +238,7 @@ SearchSpace pinned(SearchSpace space, const Pins& pins) {
   pin(space.dp, pins.dp);
   pin(space.cp, pins.cp);
   pin(space.ep, pins.ep);
+  pin(space.etp, pins.etp);
   pin(space.vpp, pins.vpp);
   pin(space.first_stage_layers, pins.first_stage_layers);
   pin(space.last_stage_layers, pins.last_stage_layers);
@@ -263,6 +278,10 @@ std::vector<std::string> why_no_splits(const SearchSpace& space, const ModelSpec
                         (space.cp.empty() ? ", which does not divide the " : ", not the ") +
                         std::to_string(gpus) + " GPUs");
     }
+  }
+  for (const int etp : space.etp) {
+    if (etp != 1 && (space.tp.empty() || etp != space.tp.front()))
+      reasons.push_back("etp " + std::to_string(etp) + " must be 1 or the pinned tp");
   }
   if (!model.is_moe()) {
     for (const int ep : space.ep) {

@@ -103,6 +103,7 @@ bool walk_degree_rules(const Strategy& st, Fail&& fail) {
   positive(st.vpp, "vpp");
   positive(st.micro_batch, "micro_batch");
   positive(st.global_batch, "global_batch");
+  if (st.etp < 0) fail(kBadDegree, [&] { return "etp must not be negative, got " + str(st.etp); });
   if (st.first_stage_layers < 0 || st.last_stage_layers < 0) {
     fail(kBadDegree,
          [] { return std::string("first_stage_layers and last_stage_layers must not be negative"); });
@@ -234,9 +235,21 @@ void walk_division_rules(const Strategy& st, const ModelSpec& model, bool split_
         return "experts (" + str(model.moe->experts) + ") not divisible by ep (" + str(st.ep) + ")";
       });
     }
-    if (st.dp % st.ep != 0) {
-      fail(kExpertsIndivisible,
-           [&] { return "ep (" + str(st.ep) + ") does not divide dp (" + str(st.dp) + ")"; });
+  }
+  // Megatron-Core folds the experts over the stage's tp·cp·dp ranks: etp·ep must divide them
+  // (megatron/core/parallel_state.py, initialize_model_parallel: world_size % (etp·ep·pp)). This model takes
+  // etp = tp (Megatron-Core's default) or 1.
+  if (st.etp != 0 && st.etp != 1 && st.etp != st.tp) {
+    fail(kExpertsIndivisible,
+         [&] { return "etp (" + str(st.etp) + ") must be 1 or tp (" + str(st.tp) + ")"; });
+  } else if (st.ep > 1 || st.etp != 0) {
+    const long long ranks = static_cast<long long>(st.tp) * st.cp * st.dp;
+    const long long expert_ranks = static_cast<long long>(st.expert_tp()) * st.ep;
+    if (ranks % expert_ranks != 0) {
+      fail(kExpertsIndivisible, [&] {
+        return "etp*ep (" + str(st.expert_tp()) + "*" + str(st.ep) + ") does not divide tp*cp*dp (" +
+               str(ranks) + ")" + (st.expert_tp() > 1 ? "; etp 1 keeps each expert whole" : "");
+      });
     }
   }
 }
@@ -298,14 +311,15 @@ std::uint32_t check_layers(const Strategy& st, int layers) noexcept {
   return flags;
 }
 
-std::uint32_t check_split(const ModelSpec& model, int tp, int pp, int dp, int cp, int ep,
-                          int global_batch) noexcept {
+std::uint32_t check_split(const ModelSpec& model, int tp, int pp, int dp, int cp, int ep, int global_batch,
+                          int etp) noexcept {
   Strategy st;
   st.tp = tp;
   st.pp = pp;
   st.dp = dp;
   st.cp = cp;
   st.ep = ep;
+  st.etp = etp;
   st.global_batch = global_batch;
   std::uint32_t flags = kValid;
   const auto collect = [&](std::uint32_t flag, auto&&) { flags |= flag; };

@@ -146,7 +146,11 @@ const std::vector<TrainingField>& training_fields() {
       {"pp", "pp", "pipeline-parallel degree", true},
       {"dp", "dp", "data-parallel degree", true},
       {"cp", "cp", "context-parallel degree", true},
-      {"ep", "ep", "expert-parallel degree (carved out of dp)", true},
+      {"ep", "ep", "expert-parallel degree (etp·ep divides tp·cp·dp)", true},
+      {"etp", "etp",
+       "expert tensor-parallel degree: 1 (each expert whole, ep may span TP ranks) or tp (Megatron-Core "
+       "--expert-tensor-parallel-size) [tp; plan: both]",
+       true},
       {"vpp", "vpp", "virtual pipeline stages per rank (interleaved 1F1B)", true},
       {"first_stage_layers", "first-stage-layers",
        "layers on the first pipeline stage, the rest spread evenly (Megatron-LM "
@@ -272,6 +276,8 @@ void set_training_field(TrainingSpec& spec, std::string_view key, std::string_vi
     pins.cp = integer(text, 1);
   } else if (key == "ep") {
     pins.ep = integer(text, 1);
+  } else if (key == "etp") {
+    pins.etp = integer(text, 1);
   } else if (key == "vpp") {
     pins.vpp = integer(text, 1);
   } else if (key == "first_stage_layers") {
@@ -303,6 +309,7 @@ Strategy pinned_strategy(const TrainingSpec& spec, const ModelSpec& model, int g
   st.dp = *p.dp;
   st.cp = p.cp.value_or(1);
   st.ep = p.ep.value_or(1);
+  st.etp = p.etp.value_or(0);
   st.vpp = p.vpp.value_or(1);
   st.first_stage_layers = p.first_stage_layers.value_or(0);
   st.last_stage_layers = p.last_stage_layers.value_or(0);

@@ -7,13 +7,20 @@
 
 namespace costmodel {
 
+/// True when the MoE layers route their tokens through the alltoall dispatcher instead of running the
+/// dense MLP's tensor-parallel collectives: ep > 1, or experts kept whole (etp 1) under tp > 1.
+[[nodiscard]] inline bool expert_dispatch(const Strategy& strategy) {
+  return strategy.ep > 1 || strategy.expert_tp() < strategy.tp;
+}
+
 /// Expert dispatch and combine per layer for one micro-batch, averaged over the layers (the MoE layers'
 /// share), per Megatron-LM's alltoall token dispatcher (megatron/core/transformer/moe/token_dispatcher.py,
 /// MoEAlltoAllTokenDispatcher): each TP rank dispatches its sequence-parallel 1/t of the tokens with an
 /// all-to-all over SplitPaths::ep (T/t·top_k·h, times the capacity factor), then all-gathers them over the
-/// expert-tensor-parallel group (= tp); combine reduce-scatters and all-to-alls back. Forward and backward,
-/// and again under full recompute. 0 when ep == 1 (the allgather dispatcher's traffic is the dense MLP's
-/// tensor-parallel one, tensor.hpp) or the model is dense. Never overlapped, s.
+/// expert-tensor-parallel group when etp > 1 (etp = tp: SplitPaths::tp); combine reduce-scatters and
+/// all-to-alls back. Forward and backward, and again under full recompute. 0 without expert_dispatch() (the
+/// allgather dispatcher's traffic is the dense MLP's tensor-parallel one, tensor.hpp) or for a dense model.
+/// Never overlapped, s.
 [[nodiscard]] Seconds expert_parallel_layer_time(const StepInputs& in) noexcept;
 
 }  // namespace costmodel

@@ -48,6 +48,8 @@ struct SearchSpace {
   std::vector<int> dp;
   std::vector<int> cp;
   std::vector<int> ep;
+  /// Expert tensor-parallel degrees: values 1 and tp (Strategy::etp); empty: both (only tp when tp is 1).
+  std::vector<int> etp;
   std::vector<int> vpp;
   std::vector<int> first_stage_layers;  ///< empty: the layouts above (0 = as the other stages)
   std::vector<int> last_stage_layers;   ///< empty: the layouts above
@@ -73,13 +75,14 @@ struct StageLayout {
 /// `space` with every set pin as its knob's only value.
 [[nodiscard]] SearchSpace pinned(SearchSpace space, const Pins& pins);
 
-/// One factorization of the GPUs: tp·pp·cp·dp = GPUs and ep divides dp.
+/// One factorization of the GPUs: tp·pp·cp·dp = GPUs, and the experts' etp·ep dividing tp·cp·dp.
 struct ParallelSplit {
   int tp = 1;
   int pp = 1;
   int dp = 1;
   int cp = 1;
   int ep = 1;
+  int etp = 0;  ///< Strategy::etp: 0 (tp) or 1
   std::uint32_t invalid =
       kValid;  ///< InvalidReason flags found at the split level (heads, layers, batch, ...)
 };
@@ -154,6 +157,7 @@ void CandidateSpace::for_each_candidate(const ParallelSplit& split, Visit&& visi
   s.dp = split.dp;
   s.cp = split.cp;
   s.ep = split.ep;
+  s.etp = split.etp;
   s.global_batch = training_.global_batch;
   s.dtype = training_.dtype;
   s.bf16_gradients = training_.bf16_gradients;

@@ -27,14 +27,20 @@ struct Compression {
 /// Parses "none|fp16|int8|topk:FRACTION"; throws Error on anything else.
 [[nodiscard]] Compression parse_compression(std::string_view text);
 
-/// One parallel configuration. Rank placement: TP innermost, then CP, EP, DP, PP outermost (EP is carved
-/// out of DP as in Megatron-LM, so tp*pp*dp*cp = GPUs and ep divides dp).
+/// One parallel configuration. Rank placement: TP innermost, then CP, DP, PP outermost (tp*pp*dp*cp = GPUs).
+/// The experts fold the same tp·cp·dp ranks of a stage as Megatron-Core does
+/// (megatron/core/parallel_state.py, initialize_model_parallel, expert rank generator): expert tensor
+/// parallelism (etp) innermost, then ep, then the expert data-parallel replicas, so etp·ep divides tp·cp·dp.
 struct Strategy {
   int tp = 1;
   int pp = 1;
   int dp = 1;
   int cp = 1;
   int ep = 1;
+  /// Expert tensor-parallel degree (Megatron-Core --expert-tensor-parallel-size): 0 is tp, Megatron-Core's
+  /// default (the experts split over the TP group); 1 keeps each expert whole, ep then free to span TP ranks
+  /// (MoE parallel folding). expert_tp() resolves it.
+  int etp = 0;
   int vpp = 1;  ///< virtual stages per pipeline rank (interleaved 1F1B when > 1)
   /// Transformer layers on the first and on the last pipeline stage; 0 leaves that stage like the others
   /// (Megatron-LM's --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers). Both 0: the
@@ -61,6 +67,14 @@ struct Strategy {
 
   /// Micro-batches per pipeline per step: global_batch / (dp * micro_batch).
   [[nodiscard]] int micro_batches() const { return global_batch / (dp * micro_batch); }
+  /// The expert tensor-parallel degree: etp, or tp when 0.
+  [[nodiscard]] int expert_tp() const { return etp > 0 ? etp : tp; }
+  /// Ranks of a stage holding the same experts (Megatron-Core's expert data parallelism): tp·cp·dp over
+  /// etp·ep.
+  [[nodiscard]] int expert_replicas() const {
+    const int experts = expert_tp() * ep;
+    return experts > 0 && tp * cp * dp >= experts ? tp * cp * dp / experts : 1;
+  }
 };
 
 /// Transformer layers per pipeline stage (Megatron-LM, megatron/core/transformer/transformer_layer.py,
@@ -87,7 +101,7 @@ struct StageLayers {
 
 /// Knob values fixed by a user or a source (command line, published run); unset ones are left to the planner.
 struct Pins {
-  std::optional<int> tp, pp, dp, cp, ep, vpp, micro_batch, zero;
+  std::optional<int> tp, pp, dp, cp, ep, etp, vpp, micro_batch, zero;
   std::optional<int> first_stage_layers, last_stage_layers;
   std::optional<Recompute> recompute;
   std::optional<int> recompute_layers;  ///< Strategy::recompute_layers (implies full recompute)
@@ -135,15 +149,15 @@ struct UnevenLayout {
 
 /// InvalidReason flags of a split alone, with vpp = micro_batch = 1 and the layers spread as the planner may
 /// spread them (kValid when none): a degree below 1, heads and kv_heads vs tp, at least one layer per stage,
-/// global_batch vs dp, seq_len vs cp, ep vs experts and dp. The same rules as check(), which refines layers
-/// to the stages' layout and vpp and the batch to dp·micro_batch and adds the GPU count, dtype and ZeRO
-/// stage: a split that fails here fails for every value of the inner knobs. Allocates nothing.
+/// global_batch vs dp, seq_len vs cp, ep vs experts and etp·ep vs tp·cp·dp. The same rules as check(), which
+/// refines layers to the stages' layout and vpp and the batch to dp·micro_batch and adds the GPU count, dtype
+/// and ZeRO stage: a split that fails here fails for every value of the inner knobs. Allocates nothing.
 [[nodiscard]] std::uint32_t check_split(const ModelSpec& model, int tp, int pp, int dp, int cp, int ep,
-                                        int global_batch) noexcept;
+                                        int global_batch, int etp = 0) noexcept;
 
 /// Every reason `strategy` cannot run `model` on `cluster` (empty when it can): product of the degrees vs
 /// GPUs, heads divisible by tp, the layers' split over the stages and vpp, global batch by dp*micro_batch,
-/// ep dividing dp and experts, ZeRO-2 with pp > 1, ...
+/// ep dividing the experts and etp·ep dividing tp·cp·dp, ZeRO-2 with pp > 1, ...
 [[nodiscard]] std::vector<std::string> validate(const Strategy& strategy, const ModelSpec& model,
                                                 const ClusterSpec& cluster);
 
