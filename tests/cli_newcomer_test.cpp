@@ -202,7 +202,8 @@ TEST_CASE("9. Hugging Face config.json in; Megatron-LM arguments out") {
     CHECK_MESSAGE(contains(with_overlap.out, expected), expected);
   }
   // MoE parallel folding: --etp 1 keeps each expert whole, so ep 8 spans tp 2 x dp 4, launched as
-  // Megatron-Core's --expert-tensor-parallel-size 1; with the experts split over tp, ep 8 is refused. (One
+  // Megatron-Core's --expert-tensor-parallel-size 1 (and --ep-comm-overlap as its
+  // --overlap-moe-expert-parallel-comm); with the experts split over tp, ep 8 is refused. (One
   // whole expert per layer and GPU does not fit 80 GB with its Adam states: exit 3, the launch printed.)
   const std::vector<std::string> folded = {"estimate",  "--model",  "mixtral-8x7b",
                                            "--gpu",     "h100-sxm", "--gpus",
@@ -212,10 +213,13 @@ TEST_CASE("9. Hugging Face config.json in; Megatron-LM arguments out") {
                                            "--seq-len", "4096",     "--global-batch",
                                            "64"};
   auto with_etp = folded;
-  for (const char* extra : {"--etp", "1", "--format", "megatron"}) with_etp.emplace_back(extra);
+  for (const char* extra : {"--etp", "1", "--ep-comm-overlap", "on", "--format", "megatron"})
+    with_etp.emplace_back(extra);
   const auto launched = run_cli(with_etp);
   CHECK(launched.exit_code == 3);
-  CHECK(contains(launched.out, "--expert-model-parallel-size 8 \\\n--expert-tensor-parallel-size 1 \\\n"));
+  CHECK(contains(launched.out,
+                 "--expert-model-parallel-size 8 \\\n--expert-tensor-parallel-size 1 \\\n"
+                 "--overlap-moe-expert-parallel-comm \\\n"));
   const auto refused = run_cli(folded);
   CHECK(refused.exit_code == 2);
   CHECK(contains(refused.err, "etp*ep (2*8) does not divide tp*cp*dp (8); etp 1 keeps each expert whole"));

@@ -60,6 +60,7 @@ EstimateOptions estimate_options(const TrainingSpec& training) {
   options.zero3_gather = training.zero3_gather;
   options.tp_comm_overlap = training.tp_comm_overlap;
   options.grad_accumulation_fusion = training.grad_accumulation_fusion;
+  options.ep_comm_overlap = training.ep_comm_overlap;
   return options;
 }
 
@@ -187,7 +188,8 @@ namespace {
 struct StageTime {
   double compute = 0;     // its layers' forward, backward and recompute (+ the logits on the last stage)
   double tp = 0;          // tensor-parallel collectives left exposed (all, unless --tp-comm-overlap)
-  double ep = 0;          // expert dispatch and combine, never overlapped
+  double ep = 0;          // expert dispatch and combine left exposed (all of it unless ep_comm_overlap)
+  double ep_total = 0;    // expert dispatch and combine of the micro-batch, before overlap
   double cp_exposed = 0;  // the context-parallel ring left after the attention core
   double dp_total = 0;    // ZeRO-2/3 streams of every micro-batch, before overlap
   double dp_exposed = 0;  // of which left after overlap
@@ -202,6 +204,10 @@ struct LayerTerms {
   // embedding on the first stage and the output layer on the last.
   double accumulate_first = 0, accumulate_last = 0;
   double tp = 0, tp_hidden = 0, tp_end = 0, ep = 0, cp_forward = 0, cp_backward = 0, send_recv = 0;
+  // With EstimateOptions::ep_comm_overlap, the expert all-to-alls of the forward and of the backward (with
+  // the recompute) hide in what the other streams leave of the windows; otherwise never.
+  double ep_forward = 0, ep_backward = 0;
+  bool ep_overlap = false;
   // The forward and backward windows left for the other streams once overlapped tensor-parallel collectives
   // have used their GEMMs' share (hidden / overlap efficiency; the whole pass without --tp-comm-overlap).
   double forward_window = 0, backward_window = 0;
@@ -218,6 +224,7 @@ StageTime stage_time(const LayerTerms& l, const DataParallelStreams& dp, double 
               (first ? l.accumulate_first : 0.0);
   t.tp = layers * l.tp + (first ? l.tp_end : 0.0) + (last ? l.tp_end : 0.0);
   t.ep = layers * l.ep;
+  t.ep_total = t.ep;
   const double gather = dp.layer_gather.value, gather_b = dp.layer_gather_backward.value;
   const double reduce = dp.layer_reduce.value;
   const double end_gather =
@@ -244,10 +251,21 @@ StageTime stage_time(const LayerTerms& l, const DataParallelStreams& dp, double 
                                 layers * l.cp_backward, hideable_backward},
                                l.efficiency);
   t.cp_exposed = f.confined_exposed + b.confined_exposed;
+  if (l.ep_overlap && t.ep > 0.0 && l.efficiency > 0.0) {
+    // Megatron-Core's combined 1F1B pairs one micro-batch's forward with another's backward layer by layer,
+    // the dispatch and combine of each on a communication stream behind the other's compute
+    // (--overlap-moe-expert-parallel-comm; megatron/core/pipeline_parallel/combined_1f1b.py): the expert
+    // all-to-alls take what the windows have left after the streams above, at the same efficiency.
+    const double left_f = std::max(0.0, layers * l.forward_window - f.hidden / l.efficiency);
+    const double left_b = std::max(0.0, layers * l.backward_window - b.hidden / l.efficiency);
+    const Overlapped ef = overlap({left_f, 0.0, 0.0, layers * l.ep_forward}, l.efficiency);
+    const Overlapped eb = overlap({left_b, 0.0, 0.0, layers * l.ep_backward}, l.efficiency);
+    t.ep = ef.free_exposed + eb.free_exposed;
+  }
   t.dp_exposed =
       t.dp_total -
       (l.overlap ? (hideable_forward - f.free_exposed) + (hideable_backward - b.free_exposed) : 0.0);
-  t.hidden = f.hidden + b.hidden + layers * l.tp_hidden;
+  t.hidden = f.hidden + b.hidden + layers * l.tp_hidden + (t.ep_total - t.ep);
   t.total = t.compute + t.tp + t.ep + t.cp_exposed + t.dp_exposed + l.send_recv;
   return t;
 }
@@ -288,6 +306,10 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   l.backward_window = l.backward - used(tp.hidden_backward);
   l.tp_end = tensor_parallel_end_time(in).value;
   l.ep = expert_parallel_layer_time(in).value;
+  // Megatron-Core runs the combined 1F1B with one pipeline stage or the interleaved schedule.
+  l.ep_overlap = options_.ep_comm_overlap && (st.pp == 1 || st.vpp > 1);
+  l.ep_forward = l.ep / (2.0 + in.recomputed_share);  // one of the 2 + recompute passes of equal volume
+  l.ep_backward = l.ep - l.ep_forward;
   const ContextParallelComm cp = context_parallel_layer_comm(in);
   l.cp_forward = cp.forward.value;
   l.cp_backward = cp.backward.value;
@@ -330,12 +352,15 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   const double tied = dp.tied_embedding.value;
   const double optimizer = optimizer_time(in, mem).value;
 
-  const double step = m * pace->total + bubble + step_exposed + tied + optimizer;
+  // The combined 1F1B leaves the first forward and the last backward unpaired: one micro-batch's expert
+  // all-to-alls stay exposed.
+  const double ep_unpaired = pace->ep_total - pace->ep;
+  const double step = m * pace->total + bubble + step_exposed + tied + optimizer + ep_unpaired;
   e.step_time = Seconds(step);
   e.breakdown.compute = Seconds(m * pace->compute);
   e.breakdown.tp_comm = Seconds(m * pace->tp);
   e.breakdown.cp_comm = Seconds(m * pace->cp_exposed);
-  e.breakdown.ep_comm = Seconds(m * pace->ep);
+  e.breakdown.ep_comm = Seconds(m * pace->ep + ep_unpaired);
   e.breakdown.pp_comm = Seconds(m * l.send_recv);
   e.breakdown.pp_bubble = Seconds(bubble);
   e.breakdown.dp_comm = Seconds(m * pace->dp_total + step_streams + tied);
@@ -343,7 +368,8 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   e.breakdown.optimizer = Seconds(optimizer);
   // Hidden on the pacing stage's GPU: its micro-batches' and, when it is the first stage, the once-a-step
   // streams' (each window hides at most its own compute).
-  e.breakdown.hidden_comm = Seconds(m * pace->hidden + (pace == &first ? step_streams - step_exposed : 0.0));
+  e.breakdown.hidden_comm =
+      Seconds(m * pace->hidden - ep_unpaired + (pace == &first ? step_streams - step_exposed : 0.0));
   e.memory = mem;
   e.fits_memory = mem.total <= mem.capacity;
   fill_rates(e, step, in, terms_, cluster_.gpus);

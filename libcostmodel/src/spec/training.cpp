@@ -121,6 +121,10 @@ const std::vector<TrainingField>& training_fields() {
        "accumulate weight gradients into the main gradients inside the weight-gradient GEMM (Megatron-LM "
        "--gradient-accumulation-fusion); off: a separate main_grad += grad pass per micro-batch, as "
        "Megatron-LM before it and DeepSpeed: on|off [on]"},
+      {"ep_comm_overlap", "ep-comm-overlap",
+       "overlap the expert dispatch and combine all-to-alls with another micro-batch's compute "
+       "(Megatron-Core "
+       "--overlap-moe-expert-parallel-comm; one stage or interleaved stages): on|off [off]"},
       {"zero3_gather", "zero3-gather",
        "ZeRO-3's per-parameter collectives: flat (one tensor: DeepSpeed since 2022, FSDP) or list "
        "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]"},
@@ -231,6 +235,8 @@ void set_training_field(TrainingSpec& spec, std::string_view key, std::string_vi
     spec.tp_comm_overlap = on_off(text);
   } else if (key == "grad_accumulation_fusion") {
     spec.grad_accumulation_fusion = on_off(text);
+  } else if (key == "ep_comm_overlap") {
+    spec.ep_comm_overlap = on_off(text);
   } else if (key == "zero3_gather") {
     if (text != "flat" && text != "list")
       fail_choice("expected flat or list, got " + quoted(text), text, {"flat", "list"});

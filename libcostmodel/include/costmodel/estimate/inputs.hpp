@@ -42,6 +42,10 @@ struct EstimateOptions {
   /// the main gradients. Off (Megatron-LM without it, DeepSpeed, PyTorch autograd), every micro-batch's
   /// backward also runs main_grad += grad over the rank's gradients (grad_accumulation_time()).
   bool grad_accumulation_fusion = true;
+  /// Megatron-Core --overlap-moe-expert-parallel-comm (the combined 1F1B schedule, one stage or interleaved
+  /// stages): the expert dispatch and combine hide behind the paired micro-batch's compute (step.cpp). Off
+  /// by default, as in Megatron-Core.
+  bool ep_comm_overlap = false;
 };
 
 /// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only) with their collectives'

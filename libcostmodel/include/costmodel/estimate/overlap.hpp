@@ -12,7 +12,8 @@
 // reduction (the last micro-batch's backward) and the ZeRO-1/2 weight all-gather (the first micro-batch's
 // forward). With --tp-comm-overlap the tensor-parallel collectives hide behind their own GEMMs first
 // (tensor_parallel_layer()) and the other streams share what is left of the window. Never overlapped:
-// tensor-parallel collectives otherwise, pipeline send/recv, expert dispatch and combine,
+// tensor-parallel collectives otherwise, pipeline send/recv, expert dispatch and combine (with
+// --ep-comm-overlap they take what the other streams leave of the windows, but for one micro-batch a step),
 // the first layer's ZeRO-3 gather of each micro-batch, the tied-embedding all-reduce and the optimizer step.
 
 #include <algorithm>

@@ -46,6 +46,9 @@ struct TrainingSpec {
   /// --gradient-accumulation-fusion, its default); off, a separate pass per micro-batch:
   /// EstimateOptions::grad_accumulation_fusion.
   bool grad_accumulation_fusion = true;
+  /// Expert all-to-alls overlapped with another micro-batch's compute (Megatron-Core
+  /// --overlap-moe-expert-parallel-comm): EstimateOptions::ep_comm_overlap.
+  bool ep_comm_overlap = false;
   Algorithm tp_algorithm = Algorithm::kAuto;  ///< the tensor-parallel collectives' algorithm
   Pins pins;                                  ///< knobs fixed by the user or the source
   EconomicsSpec economics;                    ///< cost basis, amortisation, electricity, PUE
