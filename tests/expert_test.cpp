@@ -129,4 +129,7 @@ TEST_CASE("MoE parallel folding: whole experts (etp 1) let ep span the TP ranks"
                                .time.value;
   CHECK(tensor_parallel_layer_time(local.inputs()).value == doctest::Approx(one * 2 * (1 + 0.5)));
   CHECK(expert_parallel_layer_time(local.inputs()).value == 0.0);
+  // A shared expert runs on the TP group like a dense MLP: its layers keep the MLP's pair.
+  local.model.moe->shared_experts = 1;
+  CHECK(tensor_parallel_layer_time(local.inputs()).value == doctest::Approx(one * 2 * 2));
 }

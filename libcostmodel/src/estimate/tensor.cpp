@@ -34,7 +34,12 @@ struct LayerOperators {
 };
 
 LayerOperators layer_operators(const StepInputs& in) {
-  return {one_operator(in), expert_dispatch(in.strategy) ? 1.0 - in.moe_share : 1.0};
+  const Strategy& st = in.strategy;
+  if (!expert_dispatch(st)) return {one_operator(in), 1.0};
+  // Shared experts run on the TP group like a dense MLP: with whole routed experts (etp < tp) the dispatcher
+  // gathers nothing over tp, so a MoE layer with shared experts keeps its MLP's pair for them.
+  const bool shared = in.model.is_moe() && in.model.moe->shared_experts > 0 && st.expert_tp() < st.tp;
+  return {one_operator(in), shared ? 1.0 : 1.0 - in.moe_share};
 }
 
 }  // namespace

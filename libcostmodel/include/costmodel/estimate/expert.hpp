@@ -20,7 +20,7 @@ namespace costmodel {
 /// expert-tensor-parallel group when etp > 1 (etp = tp: SplitPaths::tp); combine reduce-scatters and
 /// all-to-alls back. Forward and backward, and again under full recompute. 0 without expert_dispatch() (the
 /// allgather dispatcher's traffic is the dense MLP's tensor-parallel one, tensor.hpp) or for a dense model.
-/// Never overlapped, s.
+/// Overlapped only with EstimateOptions::ep_comm_overlap (step.cpp), s.
 [[nodiscard]] Seconds expert_parallel_layer_time(const StepInputs& in) noexcept;
 
 }  // namespace costmodel
