@@ -290,7 +290,8 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   const StageCompute compute = detail::stage(in);  // stage_compute(), in place
   LayerTerms l;
   l.forward = compute.layer_forward.total.value;
-  const GradAccumulation accumulate = grad_accumulation_time(in);
+  const GradAccumulation accumulate =
+      options_.grad_accumulation_fusion ? GradAccumulation{} : grad_accumulation_time(in);
   l.backward = compute.layer_backward.total.value + compute.layer_recompute.value + accumulate.layer.value;
   l.accumulate_first = accumulate.first_end.value;
   l.accumulate_last = accumulate.last_end.value;
