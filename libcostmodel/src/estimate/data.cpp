@@ -217,10 +217,9 @@ GradAccumulation grad_accumulation_time(const StepInputs& in) noexcept {
   // one mixed-precision add_ (DeepSpeed's bf16 optimizer first materialises the fp32 cast, 8 B more per
   // element, not counted).
   const double bytes = 2.0 + 2.0 * gradient_bytes(st);
-  const double replicas = st.zero >= 2 ? static_cast<double>(st.dp) * st.cp : 1.0;
-  const double expert_replicas = st.zero >= 2 ? static_cast<double>(st.expert_replicas()) : 1.0;
+  const ParameterReplicas replicas = st.zero >= 2 ? parameter_replicas(st) : ParameterReplicas{};
   const auto seconds = [&](const StageParameters& p) {
-    return memory_bound_time(in.gpu, Bytes(bytes * (p.dense / replicas + p.experts / expert_replicas)));
+    return memory_bound_time(in.gpu, Bytes(bytes * sharded_parameters(p, replicas)));
   };
   const StageParameters layer = stage_parameters(in.model, in.terms, st, 1.0, false, false);
   const StageParameters first = stage_parameters(in.model, in.terms, st, 0.0, true, false);

@@ -61,12 +61,10 @@ double gathered_working_set(const ModelSpec& model, const ModelTerms& terms, con
 
 ModelStates shard_model_states(const StageParameters& p, const Strategy& st, double gathered) {
   // ZeRO stage 1 shards optimizer states over the replicas, 2 also gradients, 3 also weights (Rajbhandari et
-  // al. 2020 §5). Dense weights are replicated over dp·cp ranks, experts over tp·cp·dp/(etp·ep)
-  // (Strategy::expert_replicas()).
-  const double replicas = static_cast<double>(st.dp) * st.cp;
-  const double expert_replicas = st.expert_replicas();
+  // al. 2020 §5; parameter_replicas()).
+  const ParameterReplicas replicas = parameter_replicas(st);
   const auto sharded = [&](double bytes_per_parameter, int from_stage) {
-    return st.zero >= from_stage ? bytes_per_parameter * (p.dense / replicas + p.experts / expert_replicas)
+    return st.zero >= from_stage ? bytes_per_parameter * sharded_parameters(p, replicas)
                                  : bytes_per_parameter * (p.dense + p.experts);
   };
   ModelStates m;

@@ -11,6 +11,7 @@
 #include "costmodel/report/plan.hpp"
 #include "costmodel/search/objective.hpp"
 #include "costmodel/units.hpp"
+#include "degrees.hpp"
 #include "text.hpp"
 
 namespace costmodel {
@@ -31,9 +32,7 @@ struct RowView {
 std::string split_text(const Strategy& s) {
   std::string text =
       "tp" + std::to_string(s.tp) + " pp" + std::to_string(s.pp) + " dp" + std::to_string(s.dp);
-  if (s.cp > 1) text += " cp" + std::to_string(s.cp);
-  if (s.ep > 1) text += " ep" + std::to_string(s.ep);
-  if (s.expert_tp() != s.tp) text += " etp" + std::to_string(s.expert_tp());
+  text += detail::degrees_beyond_tp_pp_dp(s);
   if (s.vpp > 1) text += " vpp" + std::to_string(s.vpp);
   return text;
 }

@@ -3,19 +3,17 @@
 
 #include <vector>
 
+#include "degrees.hpp"
+
 namespace costmodel {
 namespace {
 
 std::string split_text(const ValidationRow& r) {
   if (!r.feasible) return "nothing feasible";
   const auto& s = r.best.strategy;
-  std::string text = std::to_string(s.tp) + "-" + std::to_string(s.pp) + "-" + std::to_string(s.dp) + " (" +
-                     std::to_string(s.vpp) + ", " + std::to_string(s.micro_batch) + ")";
-  // The degrees beyond tp-pp-dp when they are used: context parallelism, experts (and whole experts).
-  if (s.cp > 1) text += " cp" + std::to_string(s.cp);
-  if (s.ep > 1) text += " ep" + std::to_string(s.ep);
-  if (s.expert_tp() != s.tp) text += " etp" + std::to_string(s.expert_tp());
-  return text;
+  return std::to_string(s.tp) + "-" + std::to_string(s.pp) + "-" + std::to_string(s.dp) + " (" +
+         std::to_string(s.vpp) + ", " + std::to_string(s.micro_batch) + ")" +
+         detail::degrees_beyond_tp_pp_dp(s);
 }
 
 Json days(const std::optional<Seconds>& time) {

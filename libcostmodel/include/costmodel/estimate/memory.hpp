@@ -64,11 +64,28 @@ inline constexpr double kOptimizerStateBytes = 12.0;
 }
 
 /// Parameters one GPU holds on a pipeline stage before ZeRO sharding (elements): dense weights split over
-/// tp, experts over tp·ep.
+/// tp, experts over etp·ep.
 struct StageParameters {
   double dense = 0;
   double experts = 0;
 };
+
+/// The ranks of a stage holding the same parameters, over which ZeRO shards them (Rajbhandari et al. 2020
+/// §5): dense weights over their dp·cp replicas, experts over Strategy::expert_replicas(). 1 and 1: none.
+struct ParameterReplicas {
+  double dense = 1;
+  double experts = 1;
+};
+
+/// The ParameterReplicas of `strategy`.
+[[nodiscard]] inline ParameterReplicas parameter_replicas(const Strategy& strategy) {
+  return {static_cast<double>(strategy.dp) * strategy.cp, static_cast<double>(strategy.expert_replicas())};
+}
+
+/// The elements of `p` one GPU keeps when they are sharded over `replicas`.
+[[nodiscard]] inline double sharded_parameters(const StageParameters& p, const ParameterReplicas& replicas) {
+  return p.dense / replicas.dense + p.experts / replicas.experts;
+}
 
 /// The parameters of a stage of `layers` layers; `first` adds the input embedding, `last` the output layer
 /// (untied, or Megatron-LM's copy of a tied one when the first and last stage differ).
