@@ -224,6 +224,21 @@ TEST_CASE("9. Hugging Face config.json in; Megatron-LM arguments out") {
   CHECK(refused.exit_code == 2);
   CHECK(contains(refused.err, "etp*ep (2*8) does not divide tp*cp*dp (8); etp 1 keeps each expert whole"));
   CHECK(run_cli({"topology", "--format", "megatron"}).exit_code == 2);
+  // FP8 weights (on by default under --dtype fp8, with the distributed optimizer) are launched as
+  // Megatron-LM's --fp8-param-gather and NeMo's fp8_param_gather; --fp8-params off drops them.
+  std::vector<std::string> fp8 = {"estimate", "--model", config,        "--gpu",  "h100-sxm",
+                                  "--gpus",   "8",       "--tp",        "1",      "--pp",
+                                  "1",        "--dp",    "8",           "--zero", "1",
+                                  "--dtype",  "fp8",     "--recompute", "full",   "--format"};
+  auto fp8_megatron = fp8, fp8_nemo = fp8;
+  fp8_megatron.emplace_back("megatron");
+  fp8_nemo.emplace_back("nemo");
+  const auto gathered = run_cli(fp8_megatron);
+  REQUIRE(gathered.exit_code == 0);
+  CHECK(contains(gathered.out, "--fp8-format hybrid \\\n--fp8-param-gather\n"));
+  CHECK(contains(run_cli(fp8_nemo).out, "trainer.plugins.fp8_param_gather=true\n"));
+  for (const char* extra : {"--fp8-params", "off"}) fp8_nemo.emplace_back(extra);
+  CHECK(contains(run_cli(fp8_nemo).out, "trainer.plugins.fp8_param_gather=false\n"));
 }
 
 TEST_CASE("--format megatron|nemo of an uneven pipeline: Llama 3 405B's 7 + 14 x 8 + 7 layers") {

@@ -61,7 +61,7 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 const std::string kConfiguration =
     "{tp,pp,dp,cp,ep,etp,vpp,first_stage_layers,last_stage_layers,micro_batch,global_batch,recompute,"
     "recompute_layers,zero,dtype,"
-    "grad_reduce_dtype,sequence_parallel,overlap,compression,"
+    "grad_reduce_dtype,fp8_params,sequence_parallel,overlap,compression,"
     "topology,oversubscription,step_time_s,tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,hfu,"
     "memory_per_gpu_bytes,fits_memory,breakdown,memory,training_days,cost_usd,energy_kwh,switches,"
     "network_cost_usd,power_w,cost_basis,rental_cost_usd,capex_usd,gpu_capex_usd,network_capex_usd,scale_up_"

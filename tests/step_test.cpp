@@ -475,3 +475,31 @@ TEST_CASE("--ep-comm-overlap: the expert all-to-alls hide behind compute, but on
   piped.zero = 1;
   CHECK(hidden.evaluate(piped).step_time.value == doctest::Approx(plain.evaluate(piped).step_time.value));
 }
+
+TEST_CASE("FP8 weights: 1 + 1 bytes held per weight instead of bf16 plus the FP8 copy, gathered in 1 byte") {
+  // Llama-2 7B (6.738e9 parameters) at tp 1, pp 1, dp 8 under dtype fp8. Megatron-LM with bf16 weights keeps
+  // them (2 B) and Transformer Engine's FP8 copy with its transpose (1 + 1 B); with --fp8-param-gather
+  // (NVIDIA's FP8 recipes) only the FP8 weight and its transpose (1 + 1 B). It needs the distributed
+  // optimizer: under ZeRO 0 the weights stay bf16.
+  const ModelSpec& m = catalog().model("llama2-7b");
+  const Estimator est(m, cluster("h100-sxm", 8, "ib-ndr-400g"));
+  const double params = count_parameters(m).total;
+  Strategy s = split(1, 1, 8, 64, Recompute::kSelective);
+  s.dtype = Dtype::kFp8;
+  s.zero = 1;
+  CHECK(est.memory(s).weights.value == doctest::Approx(2.0 * params).epsilon(1e-9));
+  s.fp8_params = false;
+  CHECK(est.memory(s).weights.value == doctest::Approx(4.0 * params).epsilon(1e-9));
+  s.fp8_params = true;
+  s.zero = 0;
+  CHECK(est.memory(s).weights.value == doctest::Approx(4.0 * params).epsilon(1e-9));
+  // The distributed optimizer's weight all-gather moves 1 B per weight instead of 2: with the reduce-scatter
+  // of 4-byte gradients it is 1/5 of the DP volume instead of 2/6, so the DP time falls (the ring's busbw is
+  // the same at these sizes, and latency is small against 7 GB).
+  s.zero = 1;
+  s.overlap = false;
+  const double fp8_gather = est.evaluate(s).breakdown.dp_comm.value;
+  s.fp8_params = false;
+  const double bf16_gather = est.evaluate(s).breakdown.dp_comm.value;
+  CHECK(fp8_gather / bf16_gather == doctest::Approx(5.0 / 6.0).epsilon(0.02));
+}

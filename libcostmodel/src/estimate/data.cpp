@@ -17,13 +17,12 @@ namespace {
 // (12 B) and the half-precision copy (2 B); rounded to 32 B with the gradient-norm pass (apex FusedAdam).
 constexpr double kOptimizerTrafficBytes = 32.0;
 
-// Casting a weight to FP8 with its transpose: read 2 B, write 1 + 1 B (Transformer Engine caches the FP8
-// weights over a step's micro-batches: is_first_microbatch).
-constexpr double kFp8WeightCastBytes = 4.0;
-
-// Bytes per weight element all-gathered: bf16/fp16 (fp8 training keeps bf16 weights; Megatron-LM's
-// --fp8-param-gather is not modelled).
-constexpr double kWeightBytes = 2.0;
+// Casting a weight to FP8 with its transpose once a step: read 2 B, write 1 + 1 B (Transformer Engine caches
+// the FP8 weights over a step's micro-batches: is_first_microbatch). With FP8 weights (fp8_weights()) the
+// optimizer writes them in FP8 and only the transpose is rebuilt after the gather: read 1 B, write 1 B.
+constexpr double fp8_weight_cast_bytes(const Strategy& st) {
+  return fp8_weights(st) ? 2.0 : 4.0;
+}
 
 inline double wire_bytes(const Strategy& st) {
   const double grad_b = gradient_bytes(st);
@@ -50,7 +49,9 @@ inline double reduce(const StepInputs& in, double params, const CollectivePath& 
 
 inline double gather(const StepInputs& in, double params, const CollectivePath& path) {
   if (params <= 0.0 || path.ranks <= 1) return 0.0;
-  return detail::comm(Collective::kAllGather, in.options.dp_algorithm, params * kWeightBytes, path).value;
+  return detail::comm(Collective::kAllGather, in.options.dp_algorithm,
+                      params * gathered_weight_bytes(in.strategy), path)
+      .value;
 }
 
 // The host's submission of one cudaMemcpyAsync of a small chunk: 5-7 us per call measured (Wu et al. 2026,
@@ -156,18 +157,19 @@ DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept {
                                               list.reduces * (kCopySubmission + 2.0 * kShardView)));
       s.reduce_serialized = true;
       // On the GPU, in the collectives' streams: DeepSpeed zero-fills each gathered buffer (_allgather_param,
-      // torch.zeros) and PyTorch copies the shards out of its flat buffer (read and write): 3 x 2 B per
-      // weight; a gradient's shards are copied in (read and write) before the reduce-scatter.
+      // torch.zeros) and PyTorch copies the shards out of its flat buffer (read and write): 3 x its bytes per
+      // weight element; a gradient's shards are copied in (read and write) before the reduce-scatter.
       const auto copied = [&](double params, double bytes_per_param) {
         return memory_bound_time(in.gpu, Bytes(params * bytes_per_param)).value;
       };
-      s.layer_gather += Seconds(copied(dense_layer, 3.0 * kWeightBytes));
-      s.layer_gather_backward += Seconds(list.backward_passes * copied(dense_layer, 3.0 * kWeightBytes));
+      const double gathered_copy = 3.0 * gathered_weight_bytes(st);
+      s.layer_gather += Seconds(copied(dense_layer, gathered_copy));
+      s.layer_gather_backward += Seconds(list.backward_passes * copied(dense_layer, gathered_copy));
       s.layer_reduce += Seconds(copied(dense_layer, 2.0 * wire_bytes(st)));
-      s.first_end_gather += Seconds(copied(embedding, 3.0 * kWeightBytes));
+      s.first_end_gather += Seconds(copied(embedding, gathered_copy));
       s.first_end_reduce += Seconds(copied(embedding, 2.0 * wire_bytes(st)));
       if (output_here) {
-        s.last_end_gather += Seconds(copied(output, 3.0 * kWeightBytes));
+        s.last_end_gather += Seconds(copied(output, gathered_copy));
         s.last_end_reduce += Seconds(copied(output, 2.0 * wire_bytes(st)));
       }
     }
@@ -206,7 +208,7 @@ Seconds optimizer_time(const StepInputs& in, const MemoryBreakdown& memory) noex
         memory_bound_time(gpu, Bytes(stage_params * (gradient_bytes(st) + wire_bytes(st) + feedback))).value;
   }
   if (st.dtype == Dtype::kFp8)
-    optimizer += memory_bound_time(gpu, Bytes(stage_params * kFp8WeightCastBytes)).value;
+    optimizer += memory_bound_time(gpu, Bytes(stage_params * fp8_weight_cast_bytes(st))).value;
   return Seconds(optimizer);
 }
 

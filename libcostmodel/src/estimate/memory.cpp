@@ -29,11 +29,6 @@ StageParameters stage_parameters(const ModelSpec& model, const ModelTerms& terms
 
 namespace {
 
-// Bytes per weight element held for compute: bf16/fp16.
-constexpr double kWeightBytes = 2.0;
-// FP8 training also keeps each weight's FP8 copy and its transpose (Transformer Engine's cached weights).
-constexpr double kFp8CopyBytes = 2.0;
-
 // Weights, gradients, optimizer states and error feedback of one stage's parameters on one GPU.
 struct ModelStates {
   double weights = 0, gradients = 0, optimizer = 0, error_feedback = 0;
@@ -68,9 +63,9 @@ ModelStates shard_model_states(const StageParameters& p, const Strategy& st, dou
                                  : bytes_per_parameter * (p.dense + p.experts);
   };
   ModelStates m;
-  const double weight_bytes = kWeightBytes + (st.dtype == Dtype::kFp8 ? kFp8CopyBytes : 0.0);
-  m.weights = sharded(weight_bytes, 3);
-  if (st.zero >= 3) m.weights += weight_bytes * gathered;  // gathered_working_set()
+  const double held = weight_bytes(st);
+  m.weights = sharded(held, 3);
+  if (st.zero >= 3) m.weights += held * gathered;  // gathered_working_set()
   m.gradients = sharded(gradient_bytes(st), 2);
   m.optimizer = sharded(kOptimizerStateBytes, 1);
   // The residual of error feedback is each rank's own (unreduced) gradient error, as large as its local

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "costmodel/estimate/memory.hpp"
+
 namespace costmodel {
 namespace {
 
@@ -135,6 +137,7 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("grad_reduce_dtype", std::string(st.bf16_gradients          ? "bf16"
                                             : st.dtype == Dtype::kFp16 ? "fp16"
                                                                        : "fp32"))
+      .set("fp8_params", fp8_weights(st))
       .set("sequence_parallel", st.sequence_parallel)
       .set("overlap", st.overlap)
       .set("compression", to_string(st.compression))

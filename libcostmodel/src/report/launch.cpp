@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "costmodel/estimate/memory.hpp"
 #include "costmodel/estimate/tensor.hpp"
 #include "costmodel/report/configuration.hpp"
 
@@ -89,6 +90,7 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
     arg("--bf16");
   }
   if (st.dtype == Dtype::kFp8) arg("--fp8-format", "hybrid");
+  if (fp8_weights(st)) arg("--fp8-param-gather");
 
   std::ostringstream out;
   out << headline(e, model, cluster) << '\n';
@@ -144,7 +146,10 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
   out << "trainer.strategy.ddp.use_distributed_optimizer=" << (st.zero >= 1 ? "true" : "false") << '\n'
       << "trainer.strategy.ddp.overlap_grad_reduce=" << (st.overlap ? "true" : "false") << '\n';
   out << "trainer.plugins.precision=" << (st.dtype == Dtype::kFp16 ? "16-mixed" : "bf16-mixed") << '\n';
-  if (st.dtype == Dtype::kFp8) out << "trainer.plugins.fp8=hybrid\n";
+  if (st.dtype == Dtype::kFp8) {
+    out << "trainer.plugins.fp8=hybrid\ntrainer.plugins.fp8_param_gather="
+        << (fp8_weights(st) ? "true" : "false") << '\n';
+  }
   return out.str();
 }
 

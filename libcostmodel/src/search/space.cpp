@@ -214,6 +214,7 @@ Strategy CandidateSpace::representative(const ParallelSplit& split) const {
   s.global_batch = training_.global_batch;
   s.dtype = training_.dtype;
   s.bf16_gradients = training_.bf16_gradients;
+  s.fp8_params = training_.fp8_params;
   s.compression = training_.compression;
   if (recompute_count_ > 0) s.recompute = recompute_[0];
   if (zero_count_ > 0) s.zero = zero_[0];

@@ -105,6 +105,10 @@ const std::vector<TrainingField>& training_fields() {
       {"dtype", "dtype", "compute dtype: bf16|fp16|fp8 [bf16]"},
       {"grad_reduce_dtype", "grad-reduce-dtype",
        "main gradients and their reduction: fp32|bf16 [fp32, Megatron-LM's default; fp16 training: fp16]"},
+      {"fp8_params", "fp8-params",
+       "under --dtype fp8, keep the weights in FP8 only and all-gather them in FP8 (Megatron-LM "
+       "--fp8-param-gather, NeMo/Megatron-Bridge fp8_param_gather); off: bf16 weights plus their FP8 copies: "
+       "on|off [on, as NVIDIA's FP8 recipes]"},
       {"tokens", "tokens", "training tokens, for days and cost (300e9, 300B, 1.5T)"},
       {"compression", "compression", "DP gradient compression: none|fp16|int8|topk:FRACTION [none]"},
       {"overlap", "overlap", "overlap DP communication with backward: on|off"},
@@ -201,6 +205,8 @@ void set_training_field(TrainingSpec& spec, std::string_view key, std::string_vi
     if (text != "fp32" && text != "bf16")
       fail_choice("expected fp32 or bf16, got " + quoted(text), text, {"fp32", "bf16"});
     spec.bf16_gradients = text == "bf16";
+  } else if (key == "fp8_params") {
+    spec.fp8_params = on_off(text);
   } else if (key == "tokens") {
     spec.tokens = parse_token_count(text);
   } else if (key == "compression") {
@@ -326,6 +332,7 @@ Strategy pinned_strategy(const TrainingSpec& spec, const ModelSpec& model, int g
   st.zero = p.zero.value_or(0);
   st.dtype = spec.dtype;
   st.bf16_gradients = spec.bf16_gradients;
+  st.fp8_params = spec.fp8_params;
   st.overlap = p.overlap.value_or(true);
   st.sequence_parallel = p.sequence_parallel.value_or(true);
   st.compression = spec.compression;

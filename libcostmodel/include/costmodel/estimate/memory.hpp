@@ -57,6 +57,28 @@ inline constexpr double kOptimizerStateBytes = 12.0;
   return strategy.bf16_gradients ? 2.0 : gradient_bytes(strategy.dtype);
 }
 
+/// True when the weights are held in FP8 only: Strategy::fp8_params under dtype fp8, with the distributed
+/// optimizer or ZeRO-3/FSDP that Megatron-LM requires for it (megatron/training/arguments.py, validate_args:
+/// "--fp8-param-gather only supported with distributed optimizer ...").
+[[nodiscard]] constexpr bool fp8_weights(const Strategy& strategy) {
+  return strategy.dtype == Dtype::kFp8 && strategy.fp8_params && strategy.zero >= 1;
+}
+
+/// Bytes per weight element a GPU holds for compute: bf16/fp16 (2), plus under dtype fp8 Transformer
+/// Engine's FP8 copy and its transpose for the backward (1 + 1, cached over a step's micro-batches); FP8
+/// weights alone (fp8_weights()) are those 1 + 1.
+[[nodiscard]] constexpr double weight_bytes(const Strategy& strategy) {
+  if (fp8_weights(strategy)) return 2.0;
+  return strategy.dtype == Dtype::kFp8 ? 4.0 : 2.0;
+}
+
+/// Bytes per weight element all-gathered by ZeRO/FSDP: bf16/fp16, 1 with FP8 weights (the distributed
+/// optimizer gathers the FP8 parameter buffer: Megatron-LM --fp8-param-gather). MXFP8's gather in bf16
+/// into the gradient buffer (Megatron-Bridge's reuse_grad_buf_for_mxfp8_param_ag) is not distinguished.
+[[nodiscard]] constexpr double gathered_weight_bytes(const Strategy& strategy) {
+  return fp8_weights(strategy) ? 1.0 : 2.0;
+}
+
 /// True when `compression` keeps an error-feedback residual (int8 and top-k; a plain fp16 cast loses
 /// nothing worth feeding back).
 [[nodiscard]] constexpr bool has_error_feedback(const Compression& compression) {

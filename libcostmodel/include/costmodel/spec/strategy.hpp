@@ -61,6 +61,12 @@ struct Strategy {
   /// set grad_reduce_in_fp32 = False) instead of fp32, Megatron-LM's default with bf16 and fp8. fp16
   /// training keeps fp16 gradients either way.
   bool bf16_gradients = false;
+  /// With dtype fp8, the weights the GPU computes with are kept in FP8 only (with the transpose the
+  /// backward needs) and the distributed optimizer all-gathers them in FP8 (Megatron-LM --fp8-param-gather,
+  /// Transformer Engine fp8_model_init). NVIDIA's FP8 recipes set it (NeMo 2 recipes/precision/
+  /// mixed_precision.py bf16_with_fp8_mixed; Megatron-Bridge training/mixed_precision.py @05097809, the
+  /// delayed, tensorwise and MXFP8 recipes); off keeps bf16 weights and casts FP8 copies of them each step.
+  bool fp8_params = true;
   bool overlap = true;            ///< DP communication overlapped with the backward pass
   bool sequence_parallel = true;  ///< TP as reduce-scatter/all-gather (Korthikanti et al. 2022) vs AllReduce
   Compression compression;
