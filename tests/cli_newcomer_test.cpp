@@ -220,6 +220,35 @@ TEST_CASE("9. Hugging Face config.json in; Megatron-LM arguments out") {
   CHECK(contains(launched.out,
                  "--expert-model-parallel-size 8 \\\n--expert-tensor-parallel-size 1 \\\n"
                  "--overlap-moe-expert-parallel-comm \\\n"));
+  // Megatron-Core overlaps them only with one stage or interleaved stages: at pp 2 without vpp the flag is
+  // neither modelled nor launched.
+  const auto staged = run_cli({"estimate",
+                               "--model",
+                               "mixtral-8x7b",
+                               "--gpu",
+                               "h100-sxm",
+                               "--gpus",
+                               "8",
+                               "--tp",
+                               "2",
+                               "--pp",
+                               "2",
+                               "--dp",
+                               "2",
+                               "--ep",
+                               "4",
+                               "--etp",
+                               "1",
+                               "--seq-len",
+                               "4096",
+                               "--global-batch",
+                               "64",
+                               "--ep-comm-overlap",
+                               "on",
+                               "--format",
+                               "megatron"});
+  CHECK(contains(staged.out, "--expert-model-parallel-size 4 \\\n"));
+  CHECK_FALSE(contains(staged.out, "--overlap-moe-expert-parallel-comm"));
   const auto refused = run_cli(folded);
   CHECK(refused.exit_code == 2);
   CHECK(contains(refused.err, "etp*ep (2*8) does not divide tp*cp*dp (8); etp 1 keeps each expert whole"));

@@ -307,8 +307,7 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   l.backward_window = l.backward - used(tp.hidden_backward);
   l.tp_end = tensor_parallel_end_time(in).value;
   l.ep = expert_parallel_layer_time(in).value;
-  // Megatron-Core runs the combined 1F1B with one pipeline stage or the interleaved schedule.
-  l.ep_overlap = options_.ep_comm_overlap && (st.pp == 1 || st.vpp > 1);
+  l.ep_overlap = ep_comm_overlapped(st, options_);
   l.ep_forward = l.ep / (2.0 + in.recomputed_share);  // one of the 2 + recompute passes of equal volume
   l.ep_backward = l.ep - l.ep_forward;
   const ContextParallelComm cp = context_parallel_layer_comm(in);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "costmodel/estimate/expert.hpp"
 #include "costmodel/estimate/memory.hpp"
 #include "costmodel/estimate/tensor.hpp"
 #include "costmodel/report/configuration.hpp"
@@ -55,7 +56,7 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
   if (model.is_moe()) {
     arg("--expert-model-parallel-size", std::to_string(st.ep));
     if (st.expert_tp() != st.tp) arg("--expert-tensor-parallel-size", std::to_string(st.expert_tp()));
-    if (options.ep_comm_overlap && st.ep > 1) arg("--overlap-moe-expert-parallel-comm");
+    if (ep_comm_overlapped(st, options)) arg("--overlap-moe-expert-parallel-comm");
   }
   if (st.sequence_parallel && st.tp > 1) arg("--sequence-parallel");
   if (tp_comm_overlapped(st, options)) arg("--tp-comm-overlap");
@@ -127,7 +128,7 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
     out << "trainer.strategy.expert_model_parallel_size=" << st.ep << '\n';
     if (st.expert_tp() != st.tp)
       out << "trainer.strategy.expert_tensor_parallel_size=" << st.expert_tp() << '\n';
-    if (options.ep_comm_overlap && st.ep > 1) out << "model.config.overlap_moe_expert_parallel_comm=true\n";
+    if (ep_comm_overlapped(st, options)) out << "model.config.overlap_moe_expert_parallel_comm=true\n";
   }
   out << "trainer.strategy.sequence_parallel=" << (st.sequence_parallel && st.tp > 1 ? "true" : "false")
       << '\n';

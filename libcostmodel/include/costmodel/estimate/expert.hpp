@@ -13,6 +13,15 @@ namespace costmodel {
   return strategy.ep > 1 || strategy.expert_tp() < strategy.tp;
 }
 
+/// True when `strategy` overlaps its expert all-to-alls with another micro-batch's compute: --ep-comm-overlap
+/// (EstimateOptions::ep_comm_overlap), which Megatron-Core runs only with expert parallelism (validate_args:
+/// "overlap_moe_expert_parallel_comm is only supported with expert model parallelism") and with its combined
+/// 1F1B, that is one pipeline stage or the interleaved schedule (megatron/core/pipeline_parallel/
+/// combined_1f1b.py).
+[[nodiscard]] inline bool ep_comm_overlapped(const Strategy& strategy, const EstimateOptions& options) {
+  return options.ep_comm_overlap && strategy.ep > 1 && (strategy.pp == 1 || strategy.vpp > 1);
+}
+
 /// Expert dispatch and combine per layer for one micro-batch, averaged over the layers (the MoE layers'
 /// share), per Megatron-LM's alltoall token dispatcher (megatron/core/transformer/moe/token_dispatcher.py,
 /// MoEAlltoAllTokenDispatcher): each TP rank dispatches its sequence-parallel 1/t of the tokens with an
