@@ -80,20 +80,19 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   // DeepSpeed ZeRO-3, MosaicML FSDP, NeMo and Megatron-Bridge FP8, and 11 mixture-of-experts runs: Mixtral,
   // Qwen3 30B-A3B and 235B-A22B, gpt-oss 120B on H100, B200 and GB200). Issue 13's targets: dense median <=
   // 5% and max <= 15%, everything median <= 8% and max <= 25%, the 2021 ZeRO-3 runs within 50%. Reached
-  // (guarded here so that they do not regress; README "Accuracy" states the shortfall): dense 7.0% / 21%
-  // (MosaicML's MPT-7B on 8 H100 the max, MT-NLG on 3,360 A100 next); the MoE runs 28% / 211%, fast but two
-  // (Qwen3 235B-A22B on H100 at GBS 2048, its experts folded over tp·dp with etp 1, whose recipe's all-to-all
-  // overlap was not read, and Mixtral on B200); the same Qwen3 split at GBS 8192 states ep_comm_overlap: on
-  // and comes out fast, the model's H100 overlap efficiency (1, fitted on dense runs) hiding most of an
-  // all-to-all that is a third of the step; fine-grained experts (Qwen3 30B-A3B: 128 experts of 768) at one
-  // or two sequences per micro-batch run 2-3x slower than the model says, the same split at micro-batch 4 on
-  // GB200 28% (a cost per micro-batch the model does not have); everything 9.9% / 211%. The DeepSpeed rows
-  // state grad_accumulation_fusion: off (a main_grad += grad pass per micro-batch: BLOOM 8.2% -> 5.0%, MT-NLG
-  // 18-24% -> 14-20%). The 2021 ZeRO-3 runs (zero3_gather: list: DeepSpeed's per-parameter list collectives,
-  // each paying its latency and world_size per-shard views and copies, the recompute's gathers,
-  // reduce-scatters the device synchronization keeps on the critical path, module-by-module gathered memory)
-  // are 7% to 45% optimistic in TFLOP/s (530B on 2,240 GPUs the max; 32% to 265% before the list collectives
-  // were modelled), and all six fit: within issue 13's 50%.
+  // (guarded here so that they do not regress; README "Accuracy" states the shortfall): everything median
+  // 7.2% (met) and max 200%; dense 5.3% / 20% (MT-NLG on 3,360 A100 the max, Korthikanti et al. 2022 and
+  // Llama 3 405B next, all but MT-NLG slow); the MoE runs 20% / 200%: fine-grained experts (Qwen3 30B-A3B:
+  // 128 experts of 768) at one or two sequences per micro-batch run 2-3x slower than the model says, the same
+  // split at micro-batch 4 on GB200 23% (a cost per micro-batch the model does not have); Qwen3 235B-A22B on
+  // H100 at GBS 8192 states ep_comm_overlap: on and comes out fast. The DeepSpeed rows state
+  // grad_accumulation_fusion: off (a main_grad += grad pass per micro-batch). The 2021-22 Megatron-LM rows
+  // state the software of their time (blocking pipeline send/recv, no TP communication overlap), the NeMo
+  // 24.07 Llama 2 70B row its recipe's tp_comm_overlap: off. The 2021 ZeRO-3 runs (zero3_gather: list:
+  // DeepSpeed's per-parameter list collectives, each paying its latency and world_size per-shard views and
+  // copies, the recompute's gathers, reduce-scatters the device synchronization keeps on the critical path,
+  // module-by-module gathered memory) are 7% to 45% optimistic in TFLOP/s (530B on 2,240 GPUs the max), and
+  // all six fit: within issue 13's 50%.
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
   const auto runs = load_published_runs(
       std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/holdout-runs.yaml", catalog);
@@ -114,11 +113,11 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   CHECK(e.refused == 0);
   CHECK(d.count == 34);
   CHECK(e.count == 11);
-  CHECK(d.median <= 0.07);
+  CHECK(d.median <= 0.055);
   CHECK(d.max <= 0.21);
-  CHECK(e.median <= 0.3);
-  CHECK(e.max <= 2.2);
-  CHECK(all.median <= 0.1);
+  CHECK(e.median <= 0.21);
+  CHECK(e.max <= 2.05);
+  CHECK(all.median <= 0.08);
   CHECK(z.refused == 0);
   CHECK(z.max <= 0.5);
   CHECK(z.median <= 0.25);
@@ -129,11 +128,12 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   CHECK(zero3_2021[1]->predicted_flops.value > zero3_2021[2]->predicted_flops.value);
 }
 
-TEST_CASE("llm-foundry on 8 A100 and 8 H100 with the same software: the model's H100 speed-up is larger") {
+TEST_CASE("llm-foundry on 8 A100 and 8 H100 with the same software: the model's H100 speed-up, guarded") {
   // tests/fixtures/llm-foundry-same-stack.yaml: MPT-7B and MPT-30B, each on 8 A100 and on 8 H100 with
   // llm-foundry's 2023 stack (CUDA 11.8, FlashAttention 1). Published: 200.4 -> 459.5 TFLOP/s (2.29x) and
-  // 172.5 -> 377.1 (2.19x). The model's H100 efficiencies, fitted on Megatron-LM/NeMo with Transformer
-  // Engine, give a larger speed-up (README "Accuracy"), while its A100 rows stay within 15%.
+  // 172.5 -> 377.1 (2.19x). The H100 efficiencies are fitted on Megatron-LM/NeMo runs with the
+  // tensor-parallel and pipeline overlap their sources state; the model's speed-up comes out within a fifth
+  // of the published one (6% and 18% larger), every row within 15%.
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
   const auto runs = load_published_runs(
       std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/llm-foundry-same-stack.yaml", catalog);
@@ -144,10 +144,12 @@ TEST_CASE("llm-foundry on 8 A100 and 8 H100 with the same software: the model's 
     CAPTURE(a100);
     const std::size_t h100 = a100 + 1;
     CHECK(std::fabs(row(a100).predicted_flops.value / row(a100).measured_flops.value - 1.0) <= 0.15);
+    CHECK(std::fabs(row(h100).predicted_flops.value / row(h100).measured_flops.value - 1.0) <= 0.15);
     const double measured = row(h100).measured_flops.value / row(a100).measured_flops.value;
     const double predicted = row(h100).predicted_flops.value / row(a100).predicted_flops.value;
     CHECK(measured == doctest::Approx(a100 == 0 ? 2.29 : 2.19).epsilon(0.01));
-    CHECK(predicted > 1.2 * measured);
+    CHECK(predicted > measured);
+    CHECK(predicted < 1.2 * measured);
   }
 }
 

@@ -61,6 +61,7 @@ EstimateOptions estimate_options(const TrainingSpec& training) {
   options.tp_comm_overlap = training.tp_comm_overlap;
   options.grad_accumulation_fusion = training.grad_accumulation_fusion;
   options.ep_comm_overlap = training.ep_comm_overlap;
+  options.pp_comm_overlap = training.pp_comm_overlap;
   return options;
 }
 
@@ -191,6 +192,7 @@ struct StageTime {
   double ep = 0;          // expert dispatch and combine left exposed (all of it unless ep_comm_overlap)
   double ep_total = 0;    // expert dispatch and combine of the micro-batch, before overlap
   double cp_exposed = 0;  // the context-parallel ring left after the attention core
+  double pp_exposed = 0;  // pipeline send/recv left on the critical path (all of it unless overlapped)
   double dp_total = 0;    // ZeRO-2/3 streams of every micro-batch, before overlap
   double dp_exposed = 0;  // of which left after overlap
   double hidden = 0;      // communication hidden behind the micro-batch's compute
@@ -208,6 +210,9 @@ struct LayerTerms {
   // the recompute) hide in what the other streams leave of the windows; otherwise never.
   double ep_forward = 0, ep_backward = 0;
   bool ep_overlap = false;
+  // With pipeline_send_recv_overlapped(), the send/recv of the forward and of the backward hide in what the
+  // other streams leave of the windows.
+  bool pp_overlap = false;
   // The forward and backward windows left for the other streams once overlapped tensor-parallel collectives
   // have used their GEMMs' share (hidden / overlap efficiency; the whole pass without --tp-comm-overlap).
   double forward_window = 0, backward_window = 0;
@@ -251,22 +256,38 @@ StageTime stage_time(const LayerTerms& l, const DataParallelStreams& dp, double 
                                 layers * l.cp_backward, hideable_backward},
                                l.efficiency);
   t.cp_exposed = f.confined_exposed + b.confined_exposed;
+  // What the windows have left after the streams above, for the streams below (at the same efficiency).
+  double left_f =
+      l.efficiency > 0.0 ? std::max(0.0, layers * l.forward_window - f.hidden / l.efficiency) : 0.0;
+  double left_b =
+      l.efficiency > 0.0 ? std::max(0.0, layers * l.backward_window - b.hidden / l.efficiency) : 0.0;
+  double late_hidden = 0.0;
   if (l.ep_overlap && t.ep > 0.0 && l.efficiency > 0.0) {
     // Megatron-Core's combined 1F1B pairs one micro-batch's forward with another's backward layer by layer,
     // the dispatch and combine of each on a communication stream behind the other's compute
-    // (--overlap-moe-expert-parallel-comm; megatron/core/pipeline_parallel/combined_1f1b.py): the expert
-    // all-to-alls take what the windows have left after the streams above, at the same efficiency.
-    const double left_f = std::max(0.0, layers * l.forward_window - f.hidden / l.efficiency);
-    const double left_b = std::max(0.0, layers * l.backward_window - b.hidden / l.efficiency);
+    // (--overlap-moe-expert-parallel-comm; megatron/core/pipeline_parallel/combined_1f1b.py).
     const Overlapped ef = overlap({left_f, 0.0, 0.0, layers * l.ep_forward}, l.efficiency);
     const Overlapped eb = overlap({left_b, 0.0, 0.0, layers * l.ep_backward}, l.efficiency);
     t.ep = ef.free_exposed + eb.free_exposed;
+    left_f -= ef.hidden / l.efficiency;
+    left_b -= eb.hidden / l.efficiency;
+  }
+  t.pp_exposed = l.send_recv;
+  if (l.pp_overlap && l.send_recv > 0.0 && l.efficiency > 0.0) {
+    // The interleaved schedule posts each chunk's send and the next chunk's receive before computing and
+    // waits after (megatron/core/pipeline_parallel/schedules.py, forward_backward_pipelining_with_
+    // interleaving with config.overlap_p2p_comm): activations behind the forward, gradients behind the
+    // backward.
+    const Overlapped pf = overlap({left_f, 0.0, 0.0, 0.5 * l.send_recv}, l.efficiency);
+    const Overlapped pb = overlap({left_b, 0.0, 0.0, 0.5 * l.send_recv}, l.efficiency);
+    t.pp_exposed = pf.free_exposed + pb.free_exposed;
+    late_hidden += pf.hidden + pb.hidden;
   }
   t.dp_exposed =
       t.dp_total -
       (l.overlap ? (hideable_forward - f.free_exposed) + (hideable_backward - b.free_exposed) : 0.0);
-  t.hidden = f.hidden + b.hidden + layers * l.tp_hidden + (t.ep_total - t.ep);
-  t.total = t.compute + t.tp + t.ep + t.cp_exposed + t.dp_exposed + l.send_recv;
+  t.hidden = f.hidden + b.hidden + layers * l.tp_hidden + (t.ep_total - t.ep) + late_hidden;
+  t.total = t.compute + t.tp + t.ep + t.cp_exposed + t.dp_exposed + t.pp_exposed;
   return t;
 }
 
@@ -314,6 +335,7 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   l.cp_forward = cp.forward.value;
   l.cp_backward = cp.backward.value;
   l.send_recv = pipeline_send_recv_time(in).value;
+  l.pp_overlap = pipeline_send_recv_overlapped(st, options_);
   l.overlap = st.overlap;
   const double recompute_core = attention_recompute_share(in) * l.core_forward;
   const DataParallelStreams dp = data_parallel_streams(in);
@@ -361,7 +383,7 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   e.breakdown.tp_comm = Seconds(m * pace->tp);
   e.breakdown.cp_comm = Seconds(m * pace->cp_exposed);
   e.breakdown.ep_comm = Seconds(m * pace->ep + ep_unpaired);
-  e.breakdown.pp_comm = Seconds(m * l.send_recv);
+  e.breakdown.pp_comm = Seconds(m * pace->pp_exposed);
   e.breakdown.pp_bubble = Seconds(bubble);
   e.breakdown.dp_comm = Seconds(m * pace->dp_total + step_streams + tied);
   e.breakdown.dp_comm_exposed = Seconds(m * pace->dp_exposed + step_exposed + tied);

@@ -6,6 +6,7 @@
 
 #include "costmodel/estimate/expert.hpp"
 #include "costmodel/estimate/memory.hpp"
+#include "costmodel/estimate/pipeline.hpp"
 #include "costmodel/estimate/tensor.hpp"
 #include "costmodel/report/configuration.hpp"
 
@@ -52,6 +53,8 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
   } else if (st.vpp > 1) {
     arg("--num-layers-per-virtual-pipeline-stage", std::to_string(model.layers / (st.pp * st.vpp)));
   }
+  if (st.pp > 1 && st.vpp > 1 && !pipeline_send_recv_overlapped(st, options))
+    arg("--no-overlap-p2p-communication");
   arg("--context-parallel-size", std::to_string(st.cp));
   if (model.is_moe()) {
     arg("--expert-model-parallel-size", std::to_string(st.ep));
@@ -59,7 +62,7 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
     if (ep_comm_overlapped(st, options)) arg("--overlap-moe-expert-parallel-comm");
   }
   if (st.sequence_parallel && st.tp > 1) arg("--sequence-parallel");
-  if (tp_comm_overlapped(st, options)) arg("--tp-comm-overlap");
+  if (tp_comm_overlapped(st, options, cluster.scale_up_domain())) arg("--tp-comm-overlap");
   if (!options.grad_accumulation_fusion) arg("--no-gradient-accumulation-fusion");
   arg("--micro-batch-size", std::to_string(st.micro_batch));
   arg("--global-batch-size", std::to_string(st.global_batch));
@@ -112,6 +115,12 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
       << "trainer.strategy.virtual_pipeline_model_parallel_size="
       << (st.vpp > 1 ? std::to_string(st.vpp) : "null") << '\n'
       << "trainer.strategy.context_parallel_size=" << st.cp << '\n';
+  // ModelParallelConfig leaves overlap_p2p_comm off (Megatron-LM's command line turns it on): say which.
+  if (st.pp > 1 && st.vpp > 1) {
+    const bool overlapped = pipeline_send_recv_overlapped(st, options);
+    out << "model.config.overlap_p2p_comm=" << (overlapped ? "true" : "false")
+        << "\nmodel.config.batch_p2p_comm=" << (overlapped ? "false" : "true") << '\n';
+  }
   if (const UnevenLayout layout = uneven_layout(st, model.layers); layout.uneven) {
     if (layout.account_for_embedding || layout.account_for_loss) {
       if (layout.account_for_embedding)
@@ -132,7 +141,8 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
   }
   out << "trainer.strategy.sequence_parallel=" << (st.sequence_parallel && st.tp > 1 ? "true" : "false")
       << '\n';
-  if (tp_comm_overlapped(st, options)) out << "model.config.tp_comm_overlap=true\n";
+  if (tp_comm_overlapped(st, options, cluster.scale_up_domain()))
+    out << "model.config.tp_comm_overlap=true\n";
   if (!options.grad_accumulation_fusion) out << "model.config.gradient_accumulation_fusion=false\n";
   out << "data.micro_batch_size=" << st.micro_batch << '\n'
       << "data.global_batch_size=" << st.global_batch << '\n'

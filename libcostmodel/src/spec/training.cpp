@@ -120,7 +120,8 @@ const std::vector<TrainingField>& training_fields() {
        "tokens of the busiest expert relative to balanced routing (Megatron-LM's capacity factor) [1]"},
       {"tp_comm_overlap", "tp-comm-overlap",
        "overlap the sequence-parallel all-gathers and reduce-scatters with their GEMMs (Megatron-LM "
-       "--tp-comm-overlap, NeMo ub_tp_comm_overlap): on|off [off]"},
+       "--tp-comm-overlap, NeMo ub_tp_comm_overlap; TP inside one scale-up domain): on|off [on, as NVIDIA's "
+       "published Megatron-LM and NeMo runs]"},
       {"grad_accumulation_fusion", "grad-accumulation-fusion",
        "accumulate weight gradients into the main gradients inside the weight-gradient GEMM (Megatron-LM "
        "--gradient-accumulation-fusion); off: a separate main_grad += grad pass per micro-batch, as "
@@ -129,6 +130,9 @@ const std::vector<TrainingField>& training_fields() {
        "overlap the expert dispatch and combine all-to-alls with another micro-batch's compute "
        "(Megatron-Core "
        "--overlap-moe-expert-parallel-comm; one stage or interleaved stages): on|off [off]"},
+      {"pp_comm_overlap", "pp-comm-overlap",
+       "with interleaved stages (vpp > 1), overlap the pipeline send/recv with compute (Megatron-LM "
+       "--overlap-p2p-communication); off: blocking, as 1F1B always is: on|off [on]"},
       {"zero3_gather", "zero3-gather",
        "ZeRO-3's per-parameter collectives: flat (one tensor: DeepSpeed since 2022, FSDP) or list "
        "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]"},
@@ -243,6 +247,8 @@ void set_training_field(TrainingSpec& spec, std::string_view key, std::string_vi
     spec.grad_accumulation_fusion = on_off(text);
   } else if (key == "ep_comm_overlap") {
     spec.ep_comm_overlap = on_off(text);
+  } else if (key == "pp_comm_overlap") {
+    spec.pp_comm_overlap = on_off(text);
   } else if (key == "zero3_gather") {
     if (text != "flat" && text != "list")
       fail_choice("expected flat or list, got " + quoted(text), text, {"flat", "list"});

@@ -36,8 +36,10 @@ struct EstimateOptions {
   Zero3Gather zero3_gather = Zero3Gather::kFlat;
   /// Megatron-LM --tp-comm-overlap (Transformer Engine userbuffers; needs sequence parallelism): each
   /// tensor-parallel all-gather and reduce-scatter is pipelined with its GEMM (tensor_parallel_layer()).
-  /// Off by default, as in Megatron-LM; NeMo's performance configurations turn it on.
-  bool tp_comm_overlap = false;
+  /// On by default, as NVIDIA runs Megatron-LM for its published throughput (README "Training Speed and
+  /// Scalability": --tp-comm-overlap) and NeMo's performance configurations; Megatron-LM's flag is off
+  /// unless given.
+  bool tp_comm_overlap = true;
   /// Megatron-LM --gradient-accumulation-fusion (on by default there): the weight-gradient GEMM adds into
   /// the main gradients. Off (Megatron-LM without it, DeepSpeed, PyTorch autograd), every micro-batch's
   /// backward also runs main_grad += grad over the rank's gradients (grad_accumulation_time()).
@@ -46,6 +48,10 @@ struct EstimateOptions {
   /// stages): the expert dispatch and combine hide behind the paired micro-batch's compute (step.cpp). Off
   /// by default, as in Megatron-Core.
   bool ep_comm_overlap = false;
+  /// Megatron-LM's interleaved schedule overlaps the pipeline send/recv with compute (--overlap-p2p-
+  /// communication, on unless --no-overlap-p2p-communication; validate_args turns it off for the
+  /// non-interleaved 1F1B): pipeline_send_recv_overlapped(), step.cpp.
+  bool pp_comm_overlap = true;
 };
 
 /// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only) with their collectives'

@@ -10,8 +10,18 @@ namespace costmodel {
 
 /// Pipeline send/recv of one micro-batch on one GPU: its activations forward and their gradients backward
 /// at the stage boundary, v times when interleaved, T·h/t bytes each on SplitPaths::pp, plus the all-gather
-/// over tp that rebuilds them without sequence parallelism; 0 when pp == 1. Never overlapped, s.
+/// over tp that rebuilds them without sequence parallelism; 0 when pp == 1, s. Overlapped with compute
+/// when pipeline_send_recv_overlapped() (step.cpp), on the critical path otherwise.
 [[nodiscard]] Seconds pipeline_send_recv_time(const StepInputs& in) noexcept;
+
+/// True when the pipeline send/recv of `strategy` overlaps compute: Megatron-LM's --overlap-p2p-communication
+/// (EstimateOptions::pp_comm_overlap, on by default), which runs with the interleaved schedule only
+/// (megatron/training/arguments.py validate_args: "non-interleaved schedule does not support overlapping p2p
+/// communication"); 1F1B's send/recv are blocking.
+[[nodiscard]] constexpr bool pipeline_send_recv_overlapped(const Strategy& strategy,
+                                                           const EstimateOptions& options) {
+  return options.pp_comm_overlap && strategy.pp > 1 && strategy.vpp > 1;
+}
 
 /// Pipeline fill and drain of one step given the stages' times for one micro-batch (compute and exposed
 /// communication): (sum over the stages - the slowest) / v, which is (p - 1)/v slots of equal stages, s.

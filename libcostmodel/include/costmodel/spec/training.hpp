@@ -42,7 +42,7 @@ struct TrainingSpec {
   Zero3Gather zero3_gather = Zero3Gather::kFlat;
   /// Tensor-parallel communication overlapped with the GEMMs it feeds (Megatron-LM --tp-comm-overlap);
   /// EstimateOptions::tp_comm_overlap.
-  bool tp_comm_overlap = false;
+  bool tp_comm_overlap = true;
   /// Weight gradients accumulated into the main gradients inside the weight-gradient GEMM (Megatron-LM
   /// --gradient-accumulation-fusion, its default); off, a separate pass per micro-batch:
   /// EstimateOptions::grad_accumulation_fusion.
@@ -50,6 +50,9 @@ struct TrainingSpec {
   /// Expert all-to-alls overlapped with another micro-batch's compute (Megatron-Core
   /// --overlap-moe-expert-parallel-comm): EstimateOptions::ep_comm_overlap.
   bool ep_comm_overlap = false;
+  /// Pipeline send/recv overlapped with compute under the interleaved schedule (Megatron-LM
+  /// --overlap-p2p-communication, its default): EstimateOptions::pp_comm_overlap.
+  bool pp_comm_overlap = true;
   Algorithm tp_algorithm = Algorithm::kAuto;  ///< the tensor-parallel collectives' algorithm
   Pins pins;                                  ///< knobs fixed by the user or the source
   EconomicsSpec economics;                    ///< cost basis, amortisation, electricity, PUE
