@@ -80,3 +80,32 @@ TEST_CASE("--tp-comm-overlap: each collective's first chunk waits, the rest hide
   CHECK(tensor_parallel_layer(no_sp, f, 0.8).exposed.value ==
         doctest::Approx(tensor_parallel_layer_time(no_sp).value));
 }
+
+TEST_CASE("--tp-comm-overlap runs only inside one scale-up domain") {
+  // Transformer Engine's userbuffers exchange through the peer memory of one NVLink domain: a TP group of 16
+  // on nodes of 8 crosses the network, and its collectives stay exposed whatever the flag; the same group of
+  // 8 inside a node overlaps them.
+  TermCase c;
+  c.model.heads = 16;
+  c.model.kv_heads = 16;
+  c.strategy.tp = 16;
+  c.strategy.dp = 2;
+  c.strategy.global_batch = 4;
+  c.place(32);
+  REQUIRE(c.options.tp_comm_overlap);  // the default
+  REQUIRE(c.paths.tp.scale_out.ranks == 2);
+  LayerForward f;
+  const StepInputs across = c.inputs();
+  f.attention_gemms = attention_gemm_time(across);
+  f.mlp = dense_mlp_time(across);
+  CHECK(tensor_parallel_layer(across, f, 0.8).exposed.value ==
+        doctest::Approx(tensor_parallel_layer_time(across).value));
+  c.strategy.tp = 8;
+  c.strategy.dp = 4;
+  c.place(32);
+  REQUIRE(c.paths.tp.scale_out.ranks <= 1);
+  const StepInputs inside = c.inputs();
+  f.attention_gemms = attention_gemm_time(inside);
+  f.mlp = dense_mlp_time(inside);
+  CHECK(tensor_parallel_layer(inside, f, 0.8).exposed.value < tensor_parallel_layer_time(inside).value);
+}
