@@ -169,7 +169,7 @@ TEST_CASE("catalog: every catalog's fields") {
       "efficiency,switches_per_domain,switch_power_w,switch_price_usd,price_estimate,source";
   const std::string models =
       "name,layers,hidden,heads,kv_heads,ffn_hidden,ffn,vocab,seq_len,tied_embeddings,bias,norm,position,"
-      "moe_experts,moe_top_k,moe_every,moe_expert_ffn_hidden,moe_shared_experts,parameters_total,"
+      "dropout,moe_experts,moe_top_k,moe_every,moe_expert_ffn_hidden,moe_shared_experts,parameters_total,"
       "parameters_active,source";
   const std::pair<const char*, std::string> catalogs[] = {
       {"gpus", gpus},         {"links", links},   {"switches", switches},

@@ -37,6 +37,20 @@ TEST_CASE("standard attention computes the masked half and moves 13 bytes per sc
   // at 1 TB/s = 436.2 us.
   CHECK(attention_core_time(c.inputs()).value ==
         doctest::Approx(8 * 2 * (2.0 * 2048 * 2048 * 128 / 1e14) + 13.0 * 8 * 2048 * 2048 / 1e12));
+  // Without attention dropout the mask is neither written nor read and the softmax output feeds scores·V
+  // directly: 8 bytes per score, 268.4 us.
+  c.model.dropout = 0.0;
+  CHECK(attention_core_time(c.inputs()).value ==
+        doctest::Approx(8 * 2 * (2.0 * 2048 * 2048 * 128 / 1e14) + 8.0 * 8 * 2048 * 2048 / 1e12));
+}
+
+TEST_CASE("without dropout the two dropout passes of each layer (10h bytes per token) are gone") {
+  // Toy GPT at tp 1: T·(30h + 4f) bytes with dropout, T·(20h + 4f) without (PyTorch returns the input).
+  TermCase c;
+  REQUIRE(c.model.has_dropout());
+  CHECK(elementwise_time(c.inputs()).value == doctest::Approx(2048.0 * (30 * 1024 + 4 * 4096) / 1e12));
+  c.model.dropout = 0.0;
+  CHECK(elementwise_time(c.inputs()).value == doctest::Approx(2048.0 * (20 * 1024 + 4 * 4096) / 1e12));
 }
 
 TEST_CASE("sequence parallelism splits the replicated element-wise traffic over tp") {

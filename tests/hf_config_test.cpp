@@ -38,6 +38,7 @@ TEST_CASE("Llama 3 8B: 8,030,261,248 parameters") {
   CHECK(m.kv_heads == 8);
   CHECK(m.ffn == FfnKind::kSwiglu);
   CHECK(m.seq_len == 8192);
+  CHECK(m.dropout == 0.0);  // attention_dropout 0.0, no hidden dropout in LlamaConfig
   CHECK(count_parameters(m).total == 8030261248.0);
 }
 
@@ -70,4 +71,18 @@ TEST_CASE("errors name the field: MLA, missing fields, unknown families") {
     CHECK(e.location().line == 5);
     CHECK(std::string(e.what()).find("multi-head latent attention") != std::string::npos);
   }
+}
+
+TEST_CASE("dropout from config.json: the largest of the family's dropout fields, its default when absent") {
+  const std::string llama = R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+    "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "max_position_embeddings": 32)";
+  CHECK(load_hf_config_text(llama + "}", "config.json").dropout == 0.0);
+  CHECK(load_hf_config_text(llama + R"(, "attention_dropout": 0.1})", "config.json").dropout ==
+        doctest::Approx(0.1));
+  // OPTConfig's dropout defaults to 0.1.
+  const std::string opt = R"({"model_type": "opt", "num_hidden_layers": 2, "hidden_size": 64,
+    "num_attention_heads": 4, "ffn_dim": 256, "vocab_size": 100, "max_position_embeddings": 32)";
+  CHECK(load_hf_config_text(opt + "}", "config.json").dropout == doctest::Approx(0.1));
+  CHECK(load_hf_config_text(opt + R"(, "dropout": 0.0})", "config.json").dropout == 0.0);
+  CHECK(error_of(llama + R"(, "attention_dropout": 2})").find("attention_dropout") != std::string::npos);
 }

@@ -141,3 +141,26 @@ TEST_CASE("full recompute never keeps more activations than selective, selective
     }
   }
 }
+
+TEST_CASE("without dropout no masks are kept: Korthikanti's 34sbh becomes 32sbh, the scores 5as²b 2as²b") {
+  // Korthikanti et al. 2022 §4.1 count two 1-byte dropout masks (2sbh) and, for standard attention, the
+  // softmax's dropout mask and output (3as²b of 5as²b). With p = 0 PyTorch's dropout returns its input
+  // (aten/src/ATen/native/Dropout.cpp, _dropout_impl), so none of them exist: GPT-3 175B with dropout 0.
+  ModelSpec m = catalog().model("gpt3-175b");
+  REQUIRE(m.has_dropout());
+  const double s = 2048, h = 12288, a = 96, t = 8;
+  const double sbh = s * h;
+  m.dropout = 0.0;
+  CHECK(activation_bytes_per_layer(m, 2048, 1, 8, true, Recompute::kNone) ==
+        doctest::Approx(sbh / t * (32 + 2 * a * s / h)));
+  CHECK(activation_bytes_per_layer(m, 2048, 1, 8, true, Recompute::kSelective) ==
+        doctest::Approx(sbh / t * 32));
+  // Full recompute keeps the layer input only, dropout or not.
+  CHECK(activation_bytes_per_layer(m, 2048, 1, 8, true, Recompute::kFull) == doctest::Approx(2 * sbh / t));
+}
+
+TEST_CASE("model files: GPT-style models keep Megatron-LM's dropout 0.1, Llama-style ones none") {
+  CHECK(catalog().model("gpt3-175b").dropout == doctest::Approx(0.1));
+  CHECK(catalog().model("llama3-70b").dropout == 0.0);
+  CHECK(catalog().model("mixtral-8x7b").dropout == 0.0);
+}

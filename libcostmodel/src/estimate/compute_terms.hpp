@@ -34,9 +34,11 @@ inline double memory_bound_seconds(const GpuSpec& gpu, double bytes) {
 
 // Bytes per element of replicated element-wise traffic per token and layer, forward (Korthikanti et al. 2022
 // §4.1 tensors): two LayerNorms read and write 2h each (8h), two residual adds read 4h and write 2h (12h),
-// two dropouts read 2h, write 2h and a 1-byte mask (10h): 30h bytes. The MLP activation reads and writes
+// two dropouts read 2h, write 2h and a 1-byte mask (10h): 30h bytes, 20h without dropout (ModelSpec::dropout:
+// PyTorch returns the input untouched). The MLP activation reads and writes
 // its intermediate: 4f bytes (GELU) or 6f (gated: gate, up, product).
 inline constexpr double kElementwiseBytesPerHidden = 30.0;
+inline constexpr double kDropoutBytesPerHidden = 10.0;
 
 // Width multiple of the MLP's up-projection: 1 for a 2-matrix MLP (GELU), 2 for a gated one (gate and up).
 inline double gated(const ModelSpec& model) {
@@ -92,14 +94,15 @@ inline double attention_core(const StepInputs& in) {
   // Attention core: 4·T·s·q/t FLOPs (QK^T and scores·V). Flash attention skips the causally masked half
   // (Dao et al. 2022 §3); standard attention computes it all as batched GEMMs of inner size head_dim and
   // moves the T x s scores per head through HBM: QK^T write (2 B), softmax read and write (4 B), dropout
-  // mask, read and write (5 B), read by scores·V (2 B): 13 bytes per score (Korthikanti et al. 2022 §4.1).
+  // mask, read and write (5 B), read by scores·V (2 B): 13 bytes per score (Korthikanti et al. 2022 §4.1),
+  // 8 without attention dropout.
   if (in.options.flash_attention)
     return 2.0 * T * s * q / t / (gpu.peak(dt).value * gpu.efficiency.attention);
   const double heads = in.model.heads / t;
   const double hd = in.head_dim;
   return heads * st.micro_batch *
              (gemm_seconds(gpu, dt, s / st.cp, s, hd) + gemm_seconds(gpu, dt, s / st.cp, hd, s)) +
-         memory_bound_seconds(gpu, 13.0 * heads * T * s);
+         memory_bound_seconds(gpu, (in.model.has_dropout() ? 13.0 : 8.0) * heads * T * s);
 }
 
 // FlashAttention's backward recomputes the scores and runs 5 matmuls against the forward's 2 (Dao 2023,
@@ -124,8 +127,10 @@ inline double elementwise(const StepInputs& in) {
   // Element-wise traffic: replicated across tp without sequence parallelism, split with it. The MLP
   // activation reads and writes its intermediate: 4 bytes per element (GELU) or 6 (gated: gate, up, product).
   const double sp = in.sequence_parallel ? t : 1.0;
-  double bytes = T * (kElementwiseBytesPerHidden * h / sp +
-                      (in.model.ffn == FfnKind::kGelu ? 4.0 : 6.0) * mlp_intermediate(in));
+  const double per_hidden =
+      kElementwiseBytesPerHidden - (in.model.has_dropout() ? 0.0 : kDropoutBytesPerHidden);
+  double bytes =
+      T * (per_hidden * h / sp + (in.model.ffn == FfnKind::kGelu ? 4.0 : 6.0) * mlp_intermediate(in));
   if (in.moe_share > 0.0) {
     // Token permutation (Megatron-LM moe_utils.permute / unpermute): dispatch reads each local token (2h B)
     // and writes its top_k copies, combine reads them back and writes the weighted sum.

@@ -406,6 +406,8 @@ ModelSpec read_model(Map& map, const std::string& default_name) {
   const auto norm = map.optional_choice("norm", {"layernorm", "rmsnorm"});
   m.norm = norm ? (*norm == "layernorm" ? NormKind::kLayerNorm : NormKind::kRmsNorm)
                 : (gpt_style ? NormKind::kLayerNorm : NormKind::kRmsNorm);
+  // Dropout: Megatron-LM's GPT default (0.1) for GPT-style models, none for Llama-style ones.
+  m.dropout = map.optional_number("dropout", 0.0, 0.99).value_or(gpt_style ? 0.1 : 0.0);
   const auto position = map.optional_choice("position", {"learned", "rope", "alibi"});
   m.position = position ? (*position == "learned" ? PositionEmbedding::kLearned
                            : *position == "rope"  ? PositionEmbedding::kRope

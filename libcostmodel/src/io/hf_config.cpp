@@ -34,6 +34,15 @@ class HfFields {
   [[nodiscard]] bool boolean(const char* key, bool fallback) const {
     return has(key) ? yaml::as_bool(file_, root_[key], key) : fallback;
   }
+  [[nodiscard]] double number(const char* key, double fallback) const {
+    return has(key) ? yaml::as_number(file_, root_[key], key, 0.0, 1.0) : fallback;
+  }
+  /// The largest of the dropout probabilities `keys` name (each `fallback` when absent).
+  [[nodiscard]] double dropout(std::initializer_list<const char*> keys, double fallback) const {
+    double p = 0.0;
+    for (const char* key : keys) p = std::max(p, number(key, fallback));
+    return p;
+  }
   [[nodiscard]] std::string string(const char* key, const std::string& fallback = {}) const {
     return has(key) && root_[key].IsScalar() ? root_[key].Scalar() : fallback;
   }
@@ -68,6 +77,7 @@ ModelSpec llama_style(const HfFields& f) {
   m.bias = false;
   m.norm = NormKind::kRmsNorm;
   m.position = PositionEmbedding::kRope;
+  m.dropout = f.dropout({"attention_dropout", "hidden_dropout"}, 0.0);  // LlamaConfig: attention_dropout 0
   return m;
 }
 
@@ -116,6 +126,7 @@ ModelSpec read_config(const HfFields& f, const std::string& type) {
     m.bias = true;
     m.norm = NormKind::kLayerNorm;
     m.position = PositionEmbedding::kRope;
+    m.dropout = f.dropout({"attention_dropout", "hidden_dropout"}, 0.0);  // GPTNeoXConfig defaults 0
     return m;
   }
   if (type == "opt") {
@@ -126,6 +137,7 @@ ModelSpec read_config(const HfFields& f, const std::string& type) {
     m.bias = f.boolean("enable_bias", true);
     m.norm = NormKind::kLayerNorm;
     m.position = PositionEmbedding::kLearned;
+    m.dropout = std::max(f.number("dropout", 0.1), f.number("attention_dropout", 0.0));  // OPTConfig defaults
     return m;
   }
   if (type == "falcon") {
@@ -147,6 +159,7 @@ ModelSpec read_config(const HfFields& f, const std::string& type) {
     m.bias = f.boolean("bias", false);
     m.norm = NormKind::kLayerNorm;
     m.position = f.boolean("alibi", false) ? PositionEmbedding::kAlibi : PositionEmbedding::kRope;
+    m.dropout = f.dropout({"attention_dropout", "hidden_dropout"}, 0.0);  // FalconConfig defaults 0
     return m;
   }
   throw f.error("model_type", "unsupported model_type '" + type + "'",

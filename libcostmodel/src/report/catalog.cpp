@@ -234,6 +234,7 @@ std::vector<ColumnOf<ModelRow>> model_fields() {
       {"norm", "norm", "", 1, [](const ModelRow& r) { return Json(std::string(to_string(r.model.norm))); }},
       {"position", "position", "", 1,
        [](const ModelRow& r) { return Json(std::string(to_string(r.model.position))); }},
+      {"dropout", "dropout", "", 1, [](const ModelRow& r) { return Json(r.model.dropout); }},
       {"moe_experts", "experts", "", 1,
        [](const ModelRow& r) { return moe_field(r.model, &MoeSpec::experts); }},
       {"moe_top_k", "top-k", "", 1, [](const ModelRow& r) { return moe_field(r.model, &MoeSpec::top_k); }},

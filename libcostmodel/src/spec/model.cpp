@@ -167,9 +167,10 @@ double activation_bytes_per_layer(const ModelSpec& m, std::int64_t seq_len, std:
   const double sbh = s * b * h;
 
   // Korthikanti et al. 2022 §4.1, 2-byte activations and 1-byte dropout masks, term by term:
-  // replicated across TP ranks: LN inputs 4sbh, QKV input 2sbh, MLP input 2sbh, two dropout masks 2sbh.
-  // Under FP8 the QKV and MLP inputs are kept as FP8 (sbh each).
-  const double replicated = (fp8_inputs ? 8.0 : 10.0) * sbh;
+  // replicated across TP ranks: LN inputs 4sbh, QKV input 2sbh, MLP input 2sbh, two dropout masks 2sbh
+  // (none without dropout: ModelSpec::dropout). Under FP8 the QKV and MLP inputs are kept as FP8 (sbh each).
+  const double masks = m.has_dropout() ? 2.0 : 0.0;
+  const double replicated = ((fp8_inputs ? 6.0 : 8.0) + masks) * sbh;
   // split by TP: Q 2sbh and K 2sb·kv (for QK^T), V 2sb·kv, projection input 2sbh (FP8: sbh) ...
   double split = (fp8_inputs ? 3.0 : 4.0) * s * b * q + 4.0 * s * b * kv;
   // ... and the MLP's intermediate activations: GELU input and output 2 x 2sbf (16sbh at f = 4h);
@@ -182,8 +183,8 @@ double activation_bytes_per_layer(const ModelSpec& m, std::int64_t seq_len, std:
   } else {
     split += per_width * s * b * static_cast<double>(m.ffn_hidden);
   }
-  // softmax output 2as²b, its dropout mask as²b and dropout output 2as²b: 5as²b.
-  const double scores = 5.0 * a * s * s * b;
+  // softmax output 2as²b, its dropout mask as²b and dropout output 2as²b: 5as²b (2as²b without dropout).
+  const double scores = (m.has_dropout() ? 5.0 : 2.0) * a * s * s * b;
 
   switch (recompute) {
     case Recompute::kFull:

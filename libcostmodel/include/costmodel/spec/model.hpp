@@ -53,6 +53,11 @@ struct ModelSpec {
   bool bias = true;              ///< linear layers have biases
   NormKind norm = NormKind::kLayerNorm;
   PositionEmbedding position = PositionEmbedding::kLearned;
+  /// Hidden and attention dropout probability in training: Megatron-LM's GPT default is 0.1
+  /// (--hidden-dropout,
+  /// --attention-dropout); Llama-style models train without (0). With 0 PyTorch's dropout returns its input
+  /// (aten/src/ATen/native/Dropout.cpp, _dropout_impl): no mask is kept and no pass runs.
+  double dropout = 0.1;
   std::optional<MoeSpec> moe;  ///< mixture-of-experts layers, if any
 
   /// Per-head dimension (elements).
@@ -61,6 +66,8 @@ struct ModelSpec {
   [[nodiscard]] std::int64_t q_dim() const { return head_dim() * heads; }
   /// Width of the concatenated key (or value) heads, elements.
   [[nodiscard]] std::int64_t kv_dim() const { return head_dim() * kv_heads; }
+  /// True when training applies dropout (masks kept for the backward, passes run).
+  [[nodiscard]] bool has_dropout() const { return dropout > 0.0; }
   /// True for a mixture-of-experts model.
   [[nodiscard]] bool is_moe() const { return moe.has_value() && moe->experts > 0; }
   /// Layers whose MLP is a mixture of experts.
