@@ -11,10 +11,12 @@
 // it feeds), ZeRO-3's weight gathers and ZeRO-2/3's reduce-scatters, and, once a step, the ZeRO-0/1 gradient
 // reduction (the last micro-batch's backward) and the ZeRO-1/2 weight all-gather (the first micro-batch's
 // forward). With --tp-comm-overlap the tensor-parallel collectives hide behind their own GEMMs first
-// (tensor_parallel_layer()) and the other streams share what is left of the window. Never overlapped:
-// tensor-parallel collectives otherwise, pipeline send/recv, expert dispatch and combine (with
-// --ep-comm-overlap they take what the other streams leave of the windows, but for one micro-batch a step),
-// the first layer's ZeRO-3 gather of each micro-batch, the tied-embedding all-reduce and the optimizer step.
+// (tensor_parallel_layer()) and the other streams share what is left of the window; after them, under the
+// interleaved schedule, the pipeline send/recv (--pp-comm-overlap) and, with --ep-comm-overlap, the expert
+// dispatch and combine (one micro-batch's a step excepted) take what the streams before them leave. Never
+// overlapped: tensor-parallel collectives without --tp-comm-overlap (or across scale-up domains), 1F1B's
+// pipeline send/recv, the first layer's ZeRO-3 gather of each micro-batch, the tied-embedding all-reduce and
+// the optimizer step.
 
 #include <algorithm>
 

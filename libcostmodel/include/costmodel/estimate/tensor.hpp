@@ -11,7 +11,8 @@ namespace costmodel {
 /// Tensor-parallel collectives of one layer for one micro-batch, forward and backward (and again under full
 /// recompute): 4 (6) AllReduces of the layer's activations, T·h bytes, or with sequence parallelism as many
 /// reduce-scatter + all-gather pairs, on SplitPaths::tp with EstimateOptions::tp_algorithm (a MoE layer
-/// with ep > 1 without its MLP's: expert.hpp); 0 when tp == 1. Never overlapped, s.
+/// with ep > 1 without its MLP's: expert.hpp); 0 when tp == 1. All of it, before any overlap
+/// (tensor_parallel_layer()), s.
 [[nodiscard]] Seconds tensor_parallel_layer_time(const StepInputs& in) noexcept;
 
 /// True when `strategy` runs its tensor-parallel collectives overlapped with their GEMMs: --tp-comm-overlap
