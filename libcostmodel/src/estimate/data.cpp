@@ -125,11 +125,10 @@ DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept {
   const ModelTerms& terms = in.terms;
   const CollectivePath& dense = in.paths.dp;
   const CollectivePath& experts = in.paths.expert_dp;
-  // Per GPU: dense weights split over tp, experts over etp and ep (Megatron-Core's expert tensor parallelism
-  // defaults to tp).
+  // Per GPU: dense weights split over tp, experts over etp and ep (stage_parameters()).
   const double t = st.tp;
-  const double dense_layer = (terms.params_per_layer - terms.expert_params_per_layer) / t;
-  const double expert_layer = terms.expert_params_per_layer / (st.expert_tp() * st.ep);
+  const StageParameters one_layer = stage_parameters(in.model, terms, st, 1.0, false, false);
+  const double dense_layer = one_layer.dense, expert_layer = one_layer.experts;
   const double embedding = terms.params_embedding / t;
   const double output = terms.params_output / t;
   const bool one_stage = st.pp == 1;

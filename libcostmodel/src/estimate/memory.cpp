@@ -42,9 +42,9 @@ struct ModelStates {
 // (ProcessGroupNCCL allgather with a list output, flattenForScatterGather). Experts: a layer's worth.
 double gathered_working_set(const ModelSpec& model, const ModelTerms& terms, const EstimateOptions& options,
                             const Strategy& st) {
-  const double experts = terms.expert_params_per_layer / (st.expert_tp() * st.ep);
-  const double layer = (terms.params_per_layer - terms.expert_params_per_layer) / st.tp + experts;
-  if (options.zero3_gather != Zero3Gather::kList) return 2.0 * layer;
+  const StageParameters one_layer = stage_parameters(model, terms, st, 1.0, false, false);
+  const double experts = one_layer.experts;
+  if (options.zero3_gather != Zero3Gather::kList) return 2.0 * (one_layer.dense + experts);
   const detail::LayerModules mods = detail::layer_modules(model, terms, st.tp);
   double pair = 0.0, largest = 0.0;
   for (std::size_t k = 0; k < 4; ++k) {

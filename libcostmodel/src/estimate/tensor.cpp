@@ -57,9 +57,9 @@ TensorParallelLayer tensor_parallel_layer(const StepInputs& in, const LayerForwa
   if (in.strategy.tp <= 1) return {};
   const LayerOperators ops = layer_operators(in);
   const Seconds total(ops.total(in));
-  // The TP group inside one scale-up domain: its path never leaves it.
-  const int domain = in.paths.tp.scale_out.ranks <= 1 ? in.strategy.tp : 0;
-  if (!tp_comm_overlapped(in.strategy, in.options, domain)) return {total, total, Seconds(0.0), Seconds(0.0)};
+  // The TP group is inside one scale-up domain when its path never leaves it.
+  if (!tp_comm_overlapped(in.strategy, in.options, in.paths.tp.scale_out.ranks <= 1))
+    return {total, total, Seconds(0.0), Seconds(0.0)};
   const double t = in.strategy.tp;
   const double c = ops.op;
   const auto exposed_of = [&](double gemm) {

@@ -62,7 +62,7 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
     if (ep_comm_overlapped(st, options)) arg("--overlap-moe-expert-parallel-comm");
   }
   if (st.sequence_parallel && st.tp > 1) arg("--sequence-parallel");
-  if (tp_comm_overlapped(st, options, cluster.scale_up_domain())) arg("--tp-comm-overlap");
+  if (tp_comm_overlapped(st, options, st.tp <= cluster.scale_up_domain())) arg("--tp-comm-overlap");
   if (!options.grad_accumulation_fusion) arg("--no-gradient-accumulation-fusion");
   arg("--micro-batch-size", std::to_string(st.micro_batch));
   arg("--global-batch-size", std::to_string(st.global_batch));
@@ -141,7 +141,7 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
   }
   out << "trainer.strategy.sequence_parallel=" << (st.sequence_parallel && st.tp > 1 ? "true" : "false")
       << '\n';
-  if (tp_comm_overlapped(st, options, cluster.scale_up_domain()))
+  if (tp_comm_overlapped(st, options, st.tp <= cluster.scale_up_domain()))
     out << "model.config.tp_comm_overlap=true\n";
   if (!options.grad_accumulation_fusion) out << "model.config.gradient_accumulation_fusion=false\n";
   out << "data.micro_batch_size=" << st.micro_batch << '\n'

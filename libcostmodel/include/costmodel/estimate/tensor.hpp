@@ -17,11 +17,10 @@ namespace costmodel {
 
 /// True when `strategy` runs its tensor-parallel collectives overlapped with their GEMMs: --tp-comm-overlap
 /// (EstimateOptions::tp_comm_overlap), which Transformer Engine's userbuffers run only under sequence
-/// parallelism with tp > 1, over the peer memory of one scale-up domain (`scale_up_domain` GPUs).
+/// parallelism with tp > 1, over the peer memory of one scale-up domain (`tp_in_one_domain`).
 [[nodiscard]] constexpr bool tp_comm_overlapped(const Strategy& strategy, const EstimateOptions& options,
-                                                int scale_up_domain) {
-  return options.tp_comm_overlap && strategy.sequence_parallel && strategy.tp > 1 &&
-         strategy.tp <= scale_up_domain;
+                                                bool tp_in_one_domain) {
+  return options.tp_comm_overlap && strategy.sequence_parallel && strategy.tp > 1 && tp_in_one_domain;
 }
 
 /// The same collectives and what of them stays on the critical path, s.

@@ -54,9 +54,8 @@ struct ModelSpec {
   NormKind norm = NormKind::kLayerNorm;
   PositionEmbedding position = PositionEmbedding::kLearned;
   /// Hidden and attention dropout probability in training: Megatron-LM's GPT default is 0.1
-  /// (--hidden-dropout,
-  /// --attention-dropout); Llama-style models train without (0). With 0 PyTorch's dropout returns its input
-  /// (aten/src/ATen/native/Dropout.cpp, _dropout_impl): no mask is kept and no pass runs.
+  /// (--hidden-dropout, --attention-dropout); Llama-style models train without (0). With 0 PyTorch's dropout
+  /// returns its input (aten/src/ATen/native/Dropout.cpp, _dropout_impl): no mask is kept and no pass runs.
   double dropout = 0.1;
   std::optional<MoeSpec> moe;  ///< mixture-of-experts layers, if any
 
