@@ -84,8 +84,8 @@ inline constexpr std::array<Speeds, 3> kIntraSpeeds{{
     {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0},
     {90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0},
 }};
-/// init.cc ringGraph->maxChannels = MAXCHANNELS/2 (MAXCHANNELS 64, src/include/device.h @0524aef7): the search
-/// keeps at most that many channels before ncclTopoDupChannels doubles them.
+/// init.cc ringGraph->maxChannels = MAXCHANNELS/2 (MAXCHANNELS 64, src/include/device.h @0524aef7): the
+/// search keeps at most that many channels before ncclTopoDupChannels doubles them.
 inline constexpr int kMaxSearchChannels = 32;
 /// src/graph/connect.cc ncclTopoPostset ("Duplication should be complete now"): the communicator runs twice
 /// the graph's channels, nChannels = min(MAXCHANNELS, 2 x the graph's); MAXCHANNELS 64
