@@ -482,6 +482,31 @@ TEST_CASE("small messages run on fewer channels and threads (NCCL ncclTuningGetC
   CHECK(best.time.value == doctest::Approx(ll(65536).time.value));
 }
 
+TEST_CASE("one GPU per node: NCCL's plain TREE pattern runs the tree at 0.85 (src/tuning/tree.cc)") {
+  // 8 nodes x 1 H100, one NDR each: the ring graph is 1 channel at the NIC's speed (under 50 GB/s on Hopper,
+  // so not doubled); the tree's bus bandwidth is min(0.92 x the ring's, 1 x perChMaxTreeBw = 36 GB/s) x 0.85,
+  // its algorithm bandwidth half of that. 1 GiB is past the correction table (log2(2^30 / 64) = 24). The
+  // ring's Simple bandwidth term gives the ring's bus bandwidth: n x 2(p-1)/p / term.
+  const ClusterSpec c = cluster(h100(), 8, 1, ndr(), 1, qm9700());
+  const LinkPath p = link_path(c, Communicator{8, 1, 1});
+  const Bytes n(1024.0 * 1024 * 1024);
+  const CommCost ring = collective_cost(Collective::kAllReduce, Algorithm::kRing, n, p, Protocol::kSimple);
+  const double ring_busbw = n.value * 14.0 / 8.0 / ring.bandwidth_term.value;
+  const CommCost tree =
+      collective_cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, n, p, Protocol::kSimple);
+  const double expected_busbw = 0.85 * std::min(0.92 * ring_busbw, 36.0e9);
+  CHECK(tree.bandwidth_term.value == doctest::Approx(n.value / (0.5 * expected_busbw)));
+  // Two GPUs per node spread the network traffic over two (BALANCED_TREE): no 0.85.
+  const ClusterSpec c2 = cluster(h100(), 16, 2, ndr(), 2, qm9700());
+  const LinkPath p2 = link_path(c2, Communicator{16, 1, 1});
+  const CommCost ring2 = collective_cost(Collective::kAllReduce, Algorithm::kRing, n, p2, Protocol::kSimple);
+  const double ring2_busbw = n.value * 30.0 / 16.0 / ring2.bandwidth_term.value;
+  const CommCost tree2 =
+      collective_cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, n, p2, Protocol::kSimple);
+  CHECK(tree2.bandwidth_term.value ==
+        doctest::Approx(n.value / (0.5 * std::min(0.92 * ring2_busbw, 2.0 * 36.0e9))));
+}
+
 TEST_CASE("one H100 alone on a node with 4 NDR NICs stays under its PCIe limit") {
   // 2 nodes x 1 H100 x 4 NDR: the GPU reaches its 4 NICs (188 GB/s) over PCIe Gen5 x16, 48 GB/s (NCCL's
   // figure). Measured 41-50 GB/s busbw (NCCL issue cited in costmodel issue 12).

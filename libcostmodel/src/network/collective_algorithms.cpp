@@ -280,13 +280,15 @@ Entry tree(int proto, const Model& m) {
     }
     return busbw;
   };
-  const double busbw = tree_busbw(m.ring_busbw, m.channels);
+  // One rank per node: NCCL's plain TREE pattern (kTreePatternTreeFactor).
+  const double pattern = m.local == 1 ? nccl::kTreePatternTreeFactor : 1.0;
+  const double busbw = pattern * tree_busbw(m.ring_busbw, m.channels);
   const double latency = base_latency(nccl::kTreeRow, proto) +
                          2.0 * ((m.local - 1) * nvlink_hop(m, nccl::kTreeRow, proto) +
                                 floor_log2(m.groups) * net_hop(m, nccl::kTreeRow, proto, m.far_excess));
   Entry e = make_entry(latency, 0.5 * busbw);
   e.correction = nccl::kTreeCorrectionEntries;
-  launch_channels(e, false, proto, tree_busbw(m.channel_bw, 1.0), 0.5, m);
+  launch_channels(e, false, proto, pattern * tree_busbw(m.channel_bw, 1.0), 0.5, m);
   return e;
 }
 

@@ -60,6 +60,11 @@ inline constexpr ByArchitecture kPerChannelMaxNvlsTreeBw{
 inline constexpr double kRingLlFactor = 0.5;
 inline constexpr double kRingLl128Factor = 0.92;
 inline constexpr double kTreeFactor = 0.92;
+/// tree.cc ncclTuningTreeModelInit: busBw x 0.85 when the communicator's tree pattern is the plain TREE (all
+/// of a node's network traffic through one GPU), which search.cc ncclTopoCompute forces when a node holds one
+/// GPU of the communicator (ngpus == 1); BALANCED_TREE and SPLIT_TREE, NCCL's first tries, spread it over
+/// two.
+inline constexpr double kTreePatternTreeFactor = 0.85;
 inline constexpr double kTreeLlFactor = 1.0 / 3.8;
 inline constexpr double kTreeLl128FactorOneNode = 7.0 / 9.0;
 inline constexpr double kTreeLl128FactorNodes = 120.0 / 128.0;
