@@ -59,7 +59,8 @@ constexpr Collective kAllCollectives[] = {
 constexpr Algorithm kAllAlgorithms[] = {
     Algorithm::kRing,         Algorithm::kDoubleBinaryTree, Algorithm::kHalvingDoubling,
     Algorithm::kHierarchical, Algorithm::kDirect,           Algorithm::kInNetwork,
-    Algorithm::kNvlsTree,     Algorithm::kTorusBucket,      Algorithm::kAuto};
+    Algorithm::kNvlsTree,     Algorithm::kTorusBucket,      Algorithm::kPat,
+    Algorithm::kAuto};
 constexpr Protocol kAllProtocols[] = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple, Protocol::kAuto};
 
 ClusterSpec with_sharp(ClusterSpec c) {
@@ -78,6 +79,7 @@ TEST_CASE("names round-trip with the CLI's spelling") {
   CHECK(to_string(Algorithm::kHalvingDoubling) == "halving-doubling");
   CHECK(to_string(Algorithm::kInNetwork) == "in-network");
   CHECK(to_string(Algorithm::kNvlsTree) == "nvls-tree");
+  CHECK(to_string(Algorithm::kPat) == "pat");
   CHECK(to_string(Protocol::kLL128) == "ll128");
   CHECK_FALSE(parse_algorithm("rings").has_value());
   CHECK_FALSE(parse_collective("all_reduce").has_value());
@@ -505,6 +507,39 @@ TEST_CASE("one GPU per node: NCCL's plain TREE pattern runs the tree at 0.85 (sr
       collective_cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, n, p2, Protocol::kSimple);
   CHECK(tree2.bandwidth_term.value ==
         doctest::Approx(n.value / (0.5 * std::min(0.92 * ring2_busbw, 2.0 * 36.0e9))));
+}
+
+TEST_CASE("PAT: all-gather and reduce-scatter with one GPU per node (NCCL src/tuning/pat.cc)") {
+  // 128 nodes x 1 H100, one NDR each (InfiniBand: no latency above NCCL's reference hardware). pat.cc:
+  // latency 8 + 128 x 2.8 + floor(log2 128) x 14 / 3.5 = 394.4 us; bandwidth 0.75 x the ring graph's bus
+  // bandwidth, taken as the algorithm bandwidth. The ring's Simple all-gather term gives that bus bandwidth:
+  // n x (p - 1) / p / term.
+  const ClusterSpec c = cluster(h100(), 128, 1, ndr(), 1, qm9700());
+  const LinkPath p = link_path(c, Communicator{128, 1, 1});
+  const Bytes n(64.0 * 1024 * 1024);
+  for (Collective op : {Collective::kAllGather, Collective::kReduceScatter}) {
+    CAPTURE(to_string(op));
+    const CommCost pat = collective_cost(op, Algorithm::kPat, n, p, Protocol::kSimple);
+    CHECK(pat.latency_term.value == doctest::Approx(394.4 * kUs));
+    const CommCost ring = collective_cost(op, Algorithm::kRing, n, p, Protocol::kSimple);
+    const double ring_busbw = n.value * 127.0 / 128.0 / ring.bandwidth_term.value;
+    CHECK(pat.bandwidth_term.value == doctest::Approx(n.value / (0.75 * ring_busbw)));
+    CHECK(pat.protocol == Protocol::kSimple);
+    // Auto: PAT's latency wins at 1 MiB (the ring's 127 network steps cost 6.6 + 127 x 5.0 us on LL), the
+    // ring's full bandwidth at 4 GiB.
+    CHECK(collective_cost(op, Algorithm::kAuto, Bytes(1048576), p).algorithm == Algorithm::kPat);
+    CHECK(collective_cost(op, Algorithm::kAuto, Bytes(4294967296.0), p).algorithm == Algorithm::kRing);
+  }
+  SUBCASE("PAT runs Simple only, all-gather and reduce-scatter only, one GPU per node only") {
+    CHECK_FALSE(applicable(Collective::kAllGather, Algorithm::kPat, p, Protocol::kLL));
+    CHECK_FALSE(applicable(Collective::kAllReduce, Algorithm::kPat, p));
+    const LinkPath two = link_path(cluster(h100(), 256, 2, ndr(), 2, qm9700()), Communicator{256, 1, 1});
+    CHECK_FALSE(applicable(Collective::kAllGather, Algorithm::kPat, two));
+    CHECK(collective_cost(Collective::kAllGather, Algorithm::kAuto, Bytes(1048576), two).algorithm ==
+          Algorithm::kRing);
+    const LinkPath one_node = link_path(dgx_h100(8), Communicator{8, 1, 1});
+    CHECK_FALSE(applicable(Collective::kAllGather, Algorithm::kPat, one_node));
+  }
 }
 
 TEST_CASE("one H100 alone on a node with 4 NDR NICs stays under its PCIe limit") {

@@ -25,10 +25,11 @@ using detail::model_of;
 
 using Entry = CollectiveTable::Entry;
 
-// The protocols each algorithm runs: NVLS, NVLSTree and CollNet Simple only (cost_model.cc modelMap),
+// The protocols each algorithm runs: NVLS, NVLSTree, CollNet and PAT Simple only (cost_model.cc modelMap),
 // point-to-point LL or Simple (src/enqueue.cc p2p protocol choice), every other all three.
 bool runs_protocol(Algorithm a, int proto) {
-  if (a == Algorithm::kInNetwork || a == Algorithm::kNvlsTree) return proto == kSimple;
+  if (a == Algorithm::kInNetwork || a == Algorithm::kNvlsTree || a == Algorithm::kPat)
+    return proto == kSimple;
   if (a == Algorithm::kDirect) return proto != kLL128;
   return true;
 }
@@ -42,17 +43,19 @@ bool network_runs(const LinkPath& path, int proto) {
   return path.scale_out.ranks <= 1 || ((path.scale_out.nccl_protocols >> proto) & 1U) != 0;
 }
 
-// What Auto chooses from, in NCCL's order for ties (tree, ring, CollNet, NVLS, NVLSTree): the algorithms
-// NCCL implements (ring, tree, NVLS/CollNet, NVLSTree, p2p for all-to-all and send/recv) and, on a torus
-// that NCCL does not drive, the bucket algorithm. Halving-doubling and hierarchical run only when asked for.
-constexpr std::array<Algorithm, 6> kAutoCandidates{Algorithm::kDoubleBinaryTree, Algorithm::kRing,
-                                                   Algorithm::kInNetwork,        Algorithm::kNvlsTree,
-                                                   Algorithm::kDirect,           Algorithm::kTorusBucket};
+// What Auto chooses from, in NCCL's order for ties (tree, ring, CollNet, NVLS, NVLSTree, PAT): the
+// algorithms NCCL implements (ring, tree, NVLS/CollNet, NVLSTree, PAT, p2p for all-to-all and send/recv) and,
+// on a torus that NCCL does not drive, the bucket algorithm. Halving-doubling and hierarchical run only when
+// asked for.
+constexpr std::array<Algorithm, 7> kAutoCandidates{
+    Algorithm::kDoubleBinaryTree, Algorithm::kRing, Algorithm::kInNetwork,
+    Algorithm::kNvlsTree,         Algorithm::kPat,  Algorithm::kDirect,
+    Algorithm::kTorusBucket};
 
 // Whether Auto may choose `a` for `c`. NCCL runs point-to-point (direct) only for the collectives built
 // from grouped sends and receives, all-to-all and send/recv; its all-gather and reduce-scatter are ring,
-// NVLS, CollNet or PAT (src/device/all_gather.h and reduce_scatter.h: RunWorkColl per NCCL_ALGO_*; PAT, for
-// one GPU per node, is not modelled). `--algo direct` still runs them point to point.
+// NVLS, CollNet or PAT (src/device/all_gather.h and reduce_scatter.h: RunWorkColl per NCCL_ALGO_*).
+// `--algo direct` still runs them point to point.
 constexpr bool auto_offers(Collective c, Algorithm a) {
   return a != Algorithm::kDirect || (c != Collective::kAllGather && c != Collective::kReduceScatter);
 }
@@ -255,6 +258,21 @@ inline bool walk_applicability(Collective c, Algorithm a, const LinkPath& path, 
         return fail([&] {
           if (!nvls) return "the " + gpu() + "NVLink domain has no in-network reduction (NVLS)";
           return std::string("nvls-tree needs more than 2 ranks per NVLink domain (NCCL's NVLS)");
+        });
+      }
+      return true;
+    case Algorithm::kPat:
+      // pat.cc ncclPatEnable: compute capability >= 6.0 (every catalog GPU), nNodes == nRanks, the host
+      // driving the network (not a device-offload net plugin).
+      if (c != Collective::kAllGather && c != Collective::kReduceScatter) {
+        return fail([] { return std::string("pat implements only allgather and reducescatter"); });
+      }
+      if (!out || up) {
+        return fail([up] {
+          return std::string(
+                     "pat runs with one GPU of the communicator per node (NCCL), and across nodes; this "
+                     "communicator has ") +
+                 (up ? "more than one per node" : "one node");
         });
       }
       return true;

@@ -467,6 +467,18 @@ Entry torus_bucket(Collective c, int proto, const Model& m) {
                     1.0 / (passes * (t.up + t.out)));
 }
 
+// PAT, Parallel Aggregated Trees (NCCL src/tuning/pat.cc; src/device/all_gather.h and reduce_scatter.h
+// RunWorkColl NCCL_ALGO_PAT): all-gather and reduce-scatter over one GPU per node, Simple only. Latency
+// logarithmic in the nodes plus a part linear in the ranks; bandwidth 0.75 of the ring graph's bus bandwidth,
+// as the algorithm's (NCCL divides the whole message by it). A fabric's excess latency is added once to the
+// network step, as NCCL adds the NIC's reported latency once for PAT.
+Entry pat(const Model& m) {
+  const double net = nccl::kPatNetLatency * kMicro + m.far_excess;
+  const double latency = (nccl::kPatBaseLatency + nccl::kPatPerRankLatency * m.p) * kMicro +
+                         floor_log2(m.groups) * net / nccl::kPatLogDivisor;
+  return make_entry(latency, nccl::kPatBandwidthFactor * m.ring_busbw);
+}
+
 Entry evaluate_uncalibrated(Collective c, Algorithm a, int proto, const Model& m) {
   switch (a) {
     case Algorithm::kRing:
@@ -485,6 +497,8 @@ Entry evaluate_uncalibrated(Collective c, Algorithm a, int proto, const Model& m
       return nvls_tree(m);
     case Algorithm::kTorusBucket:
       return torus_bucket(c, proto, m);
+    case Algorithm::kPat:
+      return pat(m);
     case Algorithm::kAuto:
       break;
   }

@@ -30,6 +30,15 @@ inline constexpr Table kNvlinkLatency{
 inline constexpr Table kNetLatency{
     {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0, 0, 31.0}, {0, 0, 30.0}, {0, 0, 18.0}, {0, 0, 14.0}}};
 
+/// pat.cc ncclTuningPatModelInit (PAT, AllGather and ReduceScatter, Simple, one GPU per node): latency
+/// baseLatencies[PAT] 8 us + log2i(nNodes) x (hwLatencies[NET][PAT] 14 us + the NIC's latency) / 3.5 + nRanks
+/// x 2.8 us ("still a linear part"); bandwidth 0.75 x the graph's bus bandwidth, taken as the algorithm's.
+inline constexpr double kPatBaseLatency = 8.0;
+inline constexpr double kPatNetLatency = 14.0;
+inline constexpr double kPatLogDivisor = 3.5;
+inline constexpr double kPatPerRankLatency = 2.8;
+inline constexpr double kPatBandwidthFactor = 0.75;
+
 /// ring.cc getNetOverhead: posting one network operation, x86 Intel host (1 us; AMD 2 us), x3 for Simple.
 inline constexpr double kNetOverhead = 1.0;
 inline constexpr double kNetOverheadSimpleFactor = 3.0;

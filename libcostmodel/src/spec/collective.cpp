@@ -10,7 +10,7 @@ constexpr std::array<std::string_view, kCollectiveCount> kCollectiveNames{
     "allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv"};
 constexpr std::array<std::string_view, kAlgorithmCount> kAlgorithmNames{
     "ring",       "tree",      "halving-doubling", "hierarchical", "direct",
-    "in-network", "nvls-tree", "torus-bucket",     "auto"};
+    "in-network", "nvls-tree", "torus-bucket",     "pat",          "auto"};
 constexpr std::array<std::string_view, kProtocolCount> kProtocolNames{"ll", "ll128", "simple", "auto"};
 
 }  // namespace

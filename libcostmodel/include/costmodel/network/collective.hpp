@@ -40,8 +40,9 @@ struct CommCost {
 /// Whether `algorithm` implements `collective` on `path` with `protocol` (Auto: with at least one). As NCCL:
 /// tree runs AllReduce only, Broadcast and Reduce run on rings; in-network needs NVLS inside an NVLink
 /// domain of more than 2 GPUs and, across domains, SHARP switches the cluster has switched on
-/// (`scale_out.in_network: sharp`); nvls-tree needs NVLS and more than one domain; NVLS, NVLSTree and
-/// CollNet run Simple only, point-to-point LL or Simple; torus-bucket needs a torus.
+/// (`scale_out.in_network: sharp`); nvls-tree needs NVLS and more than one domain; pat runs AllGather and
+/// ReduceScatter with one GPU per node; NVLS, NVLSTree, CollNet and PAT run Simple only, point-to-point LL
+/// or Simple; torus-bucket needs a torus.
 [[nodiscard]] bool applicable(Collective collective, Algorithm algorithm, const LinkPath& path,
                               Protocol protocol = Protocol::kAuto);
 /// Why `algorithm` (with `protocol`) does not implement `collective` on `path` of `cluster` (the rule
@@ -50,8 +51,8 @@ struct CommCost {
                                              const ClusterSpec& cluster, Protocol protocol = Protocol::kAuto);
 
 /// The cost of `collective` on `n` bytes over `path` with `algorithm` and `protocol`. Auto keeps the fastest
-/// applicable choice among those NCCL makes (ring, tree, in-network, nvls-tree, direct for all-to-all and
-/// send/recv; torus-bucket on a torus) and over LL, LL128 and Simple, as NCCL's tuner does
+/// applicable choice among those NCCL makes (ring, tree, in-network, nvls-tree, pat, direct for all-to-all
+/// and send/recv; torus-bucket on a torus) and over LL, LL128 and Simple, as NCCL's tuner does
 /// (src/tuning/tuning.cc ncclTuningSelectBestTuning). Allocates nothing. Throws Error (kInput) if the pair is
 /// not applicable, or n is negative.
 [[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n,

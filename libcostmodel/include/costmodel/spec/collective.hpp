@@ -22,9 +22,10 @@ enum class Algorithm {
   kInNetwork,
   kNvlsTree,  ///< NVLS inside each NVLink domain, a tree across domains (NCCL's NVLSTree)
   kTorusBucket,
+  kPat,  ///< Parallel Aggregated Trees: all-gather and reduce-scatter with one GPU per node (NCCL >= 2.23)
   kAuto,
 };
-inline constexpr int kAlgorithmCount = 9;
+inline constexpr int kAlgorithmCount = 10;
 
 /// How NCCL moves each chunk (src/device/prims_*.h): LL (8-byte flag+data stores, lowest latency, half the
 /// bandwidth), LL128 (120 of every 128 bytes carry data), Simple (large chunks, full bandwidth, the highest
@@ -45,7 +46,7 @@ enum class Zero3Gather { kFlat, kList };
 /// The collective named `name` (as to_string spells it), or nullopt.
 [[nodiscard]] std::optional<Collective> parse_collective(std::string_view name);
 /// "ring", "tree", "halving-doubling", "hierarchical", "direct", "in-network", "nvls-tree", "torus-bucket",
-/// "auto".
+/// "pat", "auto".
 [[nodiscard]] std::string_view to_string(Algorithm algorithm);
 /// The algorithm named `name` (as to_string spells it), or nullopt.
 [[nodiscard]] std::optional<Algorithm> parse_algorithm(std::string_view name);
