@@ -137,7 +137,7 @@ const std::vector<TrainingField>& training_fields() {
        "ZeRO-3's per-parameter collectives: flat (one tensor: DeepSpeed since 2022, FSDP) or list "
        "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]"},
       {"dp_algorithm", "dp-algo",
-       "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|auto [auto]"},
+       "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|pat|auto [auto]"},
       {"tp_algorithm", "tp-algo", "TP collective algorithm [auto]"},
       {"cost_basis", "cost-basis",
        "what cost means in tables and --rank-by cost: owned (TCO)|rental [owned]"},
