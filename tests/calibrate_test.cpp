@@ -108,6 +108,18 @@ TEST_CASE("truncated and garbled logs fail at their line") {
   CHECK(error_line("garbled_time.txt") == 26);     // "18,09" for a time
   CHECK(error_line("garbled_line.txt") == 28);     // a line of noise inside the table
   CHECK_THROWS_AS((void)parse_nccl_tests_log("# nThread 1 nGpus 8\nhello\n", "empty.txt"), Error);
+  // A header whose in-place half has time and busbw but no algbw (a fuzzer's find: rows were read at
+  // column -1) fails at the header.
+  const std::string uneven =
+      "#  size  count  type  redop  time  algbw  busbw  error  time  error  busbw  error\n"
+      "   8  2  float  sum  9.0  0.00  0.00  0  9.0  0  0.00  0\n";
+  try {
+    (void)parse_nccl_tests_log(uneven, "uneven.txt");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.location().line == 1);
+    CHECK(std::string(e.what()).find("unevenly") != std::string::npos);
+  }
   CHECK_THROWS_AS((void)load_nccl_tests_log(fixture("does-not-exist.txt")), Error);
 }
 

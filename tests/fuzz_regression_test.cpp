@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Inputs the fuzzers once crashed on (tests/fuzz/regressions/), replayed through every loader: only
-// costmodel::Error may come out, and its message is one line.
+// Inputs the fuzzers once crashed on (tests/fuzz/regressions/), replayed through every loader and the
+// nccl-tests log parser: only costmodel::Error may come out, and its message is one line.
 
 #include <doctest/doctest.h>
 
@@ -10,6 +10,7 @@
 
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
+#include "costmodel/io/nccl_tests.hpp"
 #include "costmodel/units.hpp"
 
 using namespace costmodel;
@@ -43,9 +44,10 @@ TEST_CASE("fuzzer regressions: every loader rejects them with a one-line error")
     only_one_line_errors([&] { (void)load_model_text(input, "regression.yaml"); });
     only_one_line_errors([&] { (void)load_cluster_text(input, "regression.yaml", catalog); });
     only_one_line_errors([&] { (void)load_gpus_file(entry.path().string()); });
+    only_one_line_errors([&] { (void)parse_nccl_tests_log(input, "regression.txt"); });
     ++replayed;
   }
-  CHECK(replayed >= 3);
+  CHECK(replayed >= 4);
 }
 
 TEST_CASE("control characters from the input are escaped in diagnostics") {

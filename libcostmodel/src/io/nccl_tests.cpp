@@ -117,6 +117,15 @@ struct Columns {
   std::array<int, 2> algbw{-1, -1};
   std::array<int, 2> busbw{-1, -1};
   std::array<int, 2> wrong{-1, -1};
+  // Whether each half that names one of time, algbw and busbw names all three (a row is read by them).
+  [[nodiscard]] bool halves_complete() const {
+    for (size_t h = 0; h < 2; ++h) {
+      const bool any = time[h] >= 0 || algbw[h] >= 0 || busbw[h] >= 0;
+      const bool all = time[h] >= 0 && algbw[h] >= 0 && busbw[h] >= 0;
+      if (any && !all) return false;
+    }
+    return true;
+  }
 };
 
 std::optional<Columns> header_columns(const std::vector<std::string_view>& words) {
@@ -223,6 +232,13 @@ class LogParser {
     }
     if (!in_table_) {
       if (auto columns = header_columns(words)) {
+        if (!columns->halves_complete()) {
+          throw Error(
+              ErrorLocation{log_.file, line, 1}, "nccl-tests log",
+              "the header row names time, algbw and busbw unevenly (out-of-place and in-place halves)",
+              "expected '#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  "
+              "busbw  #wrong'");
+        }
         columns_ = *columns;
         in_table_ = true;
         table_seen_ = true;
