@@ -60,6 +60,7 @@ TEST_CASE("a log in nccl-tests' published format parses") {
   CHECK(*log.collective == Collective::kAllReduce);  // from the file name
   CHECK(log.ranks == 8);
   CHECK(log.nodes == 1);
+  CHECK(log.gpus_per_thread == 8);  // "# nThread 1 nGpus 8": all_reduce_perf -g 8
   CHECK(log.device == "NVIDIA H100 80GB HBM3");
   CHECK(log.type == "float");
   CHECK(log.algorithm.empty());

@@ -112,6 +112,15 @@ TEST_CASE("calibrate reads the hand-written logs: one fit per log") {
   CHECK(text(rows[3], "level") == "scale-out");
 }
 
+TEST_CASE("a log of one thread driving several GPUs (nccl-tests -g 8) is flagged; one with -g 1 is not") {
+  const CliResult one_thread = run_cli({"calibrate", fixture("all_reduce_perf_h100_1node.txt")});
+  CHECK(one_thread.exit_code == 0);
+  CHECK(contains(one_thread.out, "one host thread drove 8 GPUs (nccl-tests -g)"));
+  const CliResult per_gpu = run_cli({"calibrate", fixture("multinode_run.txt")});
+  CHECK(per_gpu.exit_code == 0);
+  CHECK_FALSE(contains(per_gpu.out, "one host thread drove"));
+}
+
 TEST_CASE("broken logs fail with FILE:LINE and exit 2") {
   for (const auto& [name, line] : std::vector<std::pair<std::string, int>>{{"truncated_row.txt", 31},
                                                                            {"truncated_table.txt", 34},

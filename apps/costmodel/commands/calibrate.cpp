@@ -192,6 +192,18 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
   }
   const ClusterSpec cluster = make_cluster(effective, catalog, context);
   LogCalibration calibration = calibrate_logs(logs, cluster, line_rate, paths);
+  // nccl-tests -g N: one host thread launches the collective on N GPUs in turn (ncclGroupStart, one call per
+  // GPU, ncclGroupEnd), so a small message cannot finish before N launches have left that thread; a training
+  // job runs a process per GPU, each launching its own.
+  for (const auto& log : logs) {
+    if (log.gpus_per_thread > 1) {
+      calibration.notes.push_back("warning: " + log.file + ": one host thread drove " +
+                                  std::to_string(log.gpus_per_thread) +
+                                  " GPUs (nccl-tests -g): its small-message times include launching on each "
+                                  "in turn, which a process per GPU does not pay; latencies fitted from it "
+                                  "may be high (rerun with -g 1, one process per GPU)");
+    }
+  }
   for (const auto& row : calibration.fits) {
     const std::string what = std::string(to_string(row.fit.collective)) + " (" + row.fit.files.front() + ")";
     if (row.fit.ranks == 1) {

@@ -394,6 +394,7 @@ class LogParser {
 
   void finish() {
     log_.nodes = static_cast<int>(hosts_.size());
+    log_.gpus_per_thread = gpus_per_process_;
     log_.collective = named_collective_;
     if (!log_.collective) {
       log_.collective = collective_named_in(std::filesystem::path(log_.file).filename().string(), true);

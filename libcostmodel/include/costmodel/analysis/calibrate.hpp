@@ -38,7 +38,9 @@ struct NcclTestsLog {
   /// Where `ranks` comes from: "device lines" (the "#  Rank" lines), "nGpus x MPI world" (nThread x nGpus of
   /// the header times the launcher's -np), "busbw/algbw" (the bus factor of the largest row), "" unknown.
   std::string ranks_from;
-  int nodes = 0;                            ///< distinct hosts of the "#  Rank" lines
+  int nodes = 0;  ///< distinct hosts of the "#  Rank" lines
+  /// GPUs one host thread drove (nGpus of the header, nccl-tests -g), 0 when the log does not say.
+  int gpus_per_thread = 0;
   std::string device;                       ///< GPU name of rank 0, e.g. "NVIDIA H100 80GB HBM3"
   std::string type;                         ///< element type of the table, e.g. "float"
   std::vector<NcclTestsPoint> points;       ///< both halves of every row, in log order
