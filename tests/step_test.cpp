@@ -171,6 +171,29 @@ TEST_CASE("the exposed terms add up to the step time; the bubble is (p - 1)/v mi
   }
 }
 
+TEST_CASE("tensor-parallel groups that straddle nodes are priced over the network") {
+  // GPT-3 175B on 384 A100 (8 per node): tp 6 tiles the nodes as GPUs 0-5, 6-11, ...; the group on GPUs
+  // 6-11 has 2 ranks on one node and 4 on the next, so its all-reduces cross HDR (2 x 24 GB/s between the
+  // nodes) instead of NVLink (231 GB/s), and every pipeline waits for it. Before, the planner priced that
+  // group inside one node and ranked tp 6 first.
+  const Estimator est(catalog().model("gpt3-175b"), cluster("a100-80gb", 384, "ib-hdr-200g"));
+  const Strategy tp6 = split(6, 4, 16, 1536);
+  const Strategy tp8 = split(8, 4, 12, 1536);
+  const SplitPaths p6 = est.paths(tp6);
+  CHECK(p6.tp.scale_out.ranks == 2);
+  CHECK(p6.tp.scale_out.bandwidth.value * p6.tp.scale_up.ranks == doctest::Approx(2 * 24e9));
+  CHECK(est.paths(tp8).tp.scale_out.ranks == 1);
+  const StepEstimate e6 = est.evaluate(tp6);
+  const StepEstimate e8 = est.evaluate(tp8);
+  REQUIRE(e6.valid());
+  REQUIRE(e8.valid());
+  // Per byte of activation a tp 6 all-reduce costs 4.6x a tp 8 one (10/6 of the buffer over 48 GB/s
+  // against 14/8 over 231 GB/s); tp 6 runs 0.75x the micro-batches (dp 16 against 12), and its network
+  // collectives hide less behind the GEMMs: more than 4x the exposed time (23x today).
+  CHECK(e6.breakdown.tp_comm.value > 4.0 * e8.breakdown.tp_comm.value);
+  CHECK(e6.step_time.value > e8.step_time.value);
+}
+
 TEST_CASE("invalid splits carry every reason") {
   const ModelSpec& m = catalog().model("gpt3-175b");
   const ClusterSpec c = cluster("a100-80gb", 1024, "ib-hdr-200g");

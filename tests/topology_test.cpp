@@ -439,6 +439,42 @@ TEST_CASE("paths: per-rank bandwidth, hops, latency and in-network reduction") {
   }
 }
 
+TEST_CASE("a group that straddles two nodes leaves the emptier one through its own ranks' NICs") {
+  // DGX A100 x 8 nodes, 24 GB/s of NIC per rank (the test above). Tensor-parallel groups of 6 ranks tile
+  // 8-GPU nodes as GPUs 0-5, 6-11, 12-17, ...: the second puts 2 ranks on node 0 and 4 on node 1, so its
+  // ring crosses between nodes through 2 NICs (2 x 24 GB/s), not 6. worst_placed finds it: first GPU 6.
+  const Topology t = build_topology(dgx_a100(64));
+  const Communicator tp6 = worst_placed(t, Communicator{6, 1, 1}, 6);
+  CHECK(tp6.first == 6);
+  const LinkPath p = link_path(t, tp6);
+  CHECK(p.nodes == 2);
+  CHECK(p.scale_up.ranks == 3);  // NCCL's ranks per node: nRanks / nNodes
+  CHECK(p.scale_out.ranks == 2);
+  // Per rank 24 GB/s x 2/3: a ring's node-to-node rate, 3 ranks' worth, is 48 GB/s, the two NICs of node
+  // 0's side.
+  CHECK(p.scale_out.bandwidth.value == doctest::Approx(24e9 * 2.0 / 3.0));
+  // All-to-all: a rank on node 0 sends 4/6 of its data out through its own NIC, where 3 ranks per node
+  // would send 3/6: the model's (6 - 3)/6 share at 24 x 3/4 GB/s takes the same time.
+  CHECK(p.scale_out.all_to_all_bandwidth.value == doctest::Approx(24e9 * 3.0 / 4.0));
+  // Groups that tile nodes stay where they were: tp 4 and tp 8 in one node, tp 16 over two full nodes.
+  CHECK(worst_placed(t, Communicator{4, 1, 2}, 4).first == 0);
+  CHECK(link_path(t, worst_placed(t, Communicator{4, 1, 2}, 4)).nodes == 1);
+  CHECK(worst_placed(t, Communicator{16, 1, 1}, 16).first == 0);
+  // Pipeline neighbours of 4-GPU stages: stages 1 and 2 (GPUs 4 and 8) sit on different nodes.
+  const Communicator pp = worst_placed(t, Communicator{2, 4, 4}, 4);
+  CHECK(link_path(t, pp).nodes == 2);
+  CHECK(link_path(t, Communicator{2, 4, 4}).nodes == 1);  // stages 0 and 1 share node 0
+  // 12 ranks from GPU 0 fill node 0 and half of node 1: the ring leaves node 1 through 4 NICs, half what
+  // 16 ranks over two full nodes use (6 ranks per node in NCCL's count, each 4/6 of a NIC).
+  const LinkPath twelve = link_path(t, Communicator{12, 1, 1});
+  CHECK(twelve.nodes == 2);
+  CHECK(twelve.ranks_per_node == 6);
+  CHECK(twelve.scale_out.bandwidth.value * twelve.scale_up.ranks == doctest::Approx(4 * 24e9));
+  CHECK(link_path(t, Communicator{16, 1, 1}).scale_out.bandwidth.value == doctest::Approx(24e9));
+  // A group starting beyond the cluster is refused.
+  CHECK_THROWS_AS((void)link_path(t, Communicator{8, 1, 1, 60}), Error);
+}
+
 TEST_CASE("breakout: a 51.2T switch serves 400G NICs as 128 x 400G (4,096 GPUs: 2 tiers, 96 switches)") {
   // Tomahawk 5 at 400G: 128 ports, 64 down / 64 up. 4,096 NIC ports / 64 = 64 leaves <= 128: 2 tiers;
   // 64 x 64 / 128 = 32 spines (a divisor of 64: 2 links per leaf); 96 switches. At its native 64 x 800G the

@@ -120,30 +120,34 @@ SplitPaths Estimator::paths(const Strategy& st) const noexcept {
   if (check(st) != kValid) return {};
   // Placement: TP innermost, then CP, DP, PP outermost; the experts fold a stage's tp·cp·dp ranks as etp,
   // then ep, then their replicas (Megatron-Core's expert rank generator, megatron/core/parallel_state.py).
-  // Groups that communicate at the same time share the nodes' NICs (concurrent_groups).
+  // Groups that communicate at the same time share the nodes' NICs (concurrent_groups). Each kind of group
+  // is priced where it is placed worst: when its block does not divide a node (tp 6 on 8-GPU nodes), some
+  // groups straddle two nodes and talk over the network, and the split runs at their pace.
   SplitPaths p;
   const int tp_cp = st.tp * st.cp;
   const int etp = st.expert_tp();
-  const auto path = [&](const Communicator& comm) { return collective_path(link_path(topology_, comm)); };
-  if (st.tp > 1) p.tp = path(Communicator{st.tp, 1, std::max(1, cluster_.gpus_per_node / st.tp)});
-  if (st.cp > 1) p.cp = path(Communicator{st.cp, st.tp, st.tp});
-  if (st.ep > 1) p.ep = path(Communicator{st.ep, etp, etp});
-  if (st.pp > 1) p.pp = path(Communicator{2, tp_cp * st.dp, tp_cp * st.dp});
+  const int stage_ranks = tp_cp * st.dp;
+  const auto path = [&](const Communicator& comm, int block) {
+    return collective_path(link_path(topology_, worst_placed(topology_, comm, block)));
+  };
+  if (st.tp > 1) p.tp = path(Communicator{st.tp, 1, std::max(1, cluster_.gpus_per_node / st.tp)}, st.tp);
+  if (st.cp > 1) p.cp = path(Communicator{st.cp, st.tp, st.tp}, tp_cp);
+  if (st.ep > 1) p.ep = path(Communicator{st.ep, etp, etp}, etp * st.ep);
+  if (st.pp > 1) p.pp = path(Communicator{2, stage_ranks, stage_ranks}, stage_ranks);
   // Gradients are reduced over dp·cp: context-parallel ranks hold the same weights (Megatron-LM's
   // data-parallel-with-context group); experts over the dp·cp/ep ranks holding the same experts.
   const int replicas = st.dp * st.cp;
-  if (replicas > 1) p.dp = path(Communicator{replicas, st.tp, st.tp});
+  if (replicas > 1) p.dp = path(Communicator{replicas, st.tp, st.tp}, stage_ranks);
   const int expert_replicas = st.expert_replicas();
   if (st.ep == 1 && etp == st.tp) {
     p.expert_dp = p.dp;  // every rank of the dp·cp group holds the same experts
   } else if (expert_replicas > 1) {
     // Every etp·ep-th rank of the stage holds the same experts.
-    p.expert_dp = path(Communicator{expert_replicas, etp * st.ep, etp * st.ep});
+    p.expert_dp = path(Communicator{expert_replicas, etp * st.ep, etp * st.ep}, stage_ranks);
   }
   // The first and the last stage: the tied embedding's gradient all-reduce.
   if (st.pp > 1) {
-    const int stage_ranks = tp_cp * st.dp;
-    p.embedding = path(Communicator{2, (st.pp - 1) * stage_ranks, stage_ranks});
+    p.embedding = path(Communicator{2, (st.pp - 1) * stage_ranks, stage_ranks}, cluster_.gpus);
   }
   return p;
 }

@@ -4,6 +4,7 @@
 #include "costmodel/network/topology.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -17,10 +18,30 @@ namespace {
 
 using detail::ceil_div;
 
-// Ranks of the communicator inside one block of `block` consecutive GPUs (a node or a domain).
-int ranks_per_block(const Communicator& comm, int block) {
-  if (comm.stride >= block) return 1;
-  return std::min(comm.ranks, ceil_div(block, comm.stride));
+// How the communicator's ranks spread over blocks of `block` consecutive GPUs (nodes or domains): the
+// ranks a whole block holds (NCCL's ranks per node, what the algorithms' structure follows), the blocks
+// touched, and the fewest ranks one of them holds: a group that straddles a block boundary leaves the
+// emptier side through that side's NICs only.
+struct Spread {
+  int per_block = 1;
+  int touched = 1;
+  int fewest = 1;
+};
+Spread spread(const Communicator& comm, int block) {
+  if (comm.stride >= block) return {1, comm.ranks, 1};  // one rank per block
+  const int per_block = std::min(comm.ranks, ceil_div(block, comm.stride));
+  const long long first = comm.first;
+  const long long last = first + static_cast<long long>(comm.ranks - 1) * comm.stride;
+  const long long b0 = first / block;
+  const long long b1 = last / block;
+  if (b0 == b1) return {per_block, 1, comm.ranks};
+  // Ranks i with first + i·stride below the next block's start; ranks at or beyond the last block's.
+  const int head = ceil_div((b0 + 1) * block - first, comm.stride);
+  const int tail = comm.ranks - ceil_div(b1 * block - first, comm.stride);
+  int fewest = std::min(head, tail);
+  // A whole block in between holds ⌊block/stride⌋ or ⌈block/stride⌉ ranks.
+  if (b1 - b0 > 1) fewest = std::min(fewest, block / comm.stride);
+  return {per_block, static_cast<int>(b1 - b0 + 1), std::min(fewest, per_block)};
 }
 
 // What a communicator and its concurrent groups put on the fabric, per node.
@@ -116,10 +137,11 @@ BytesPerSecond relayed(BytesPerSecond network, double relayed_share, BytesPerSec
 }  // namespace
 
 LinkPath link_path(const Topology& topo, const Communicator& comm) {
-  if (comm.ranks < 1 || comm.stride < 1 || comm.concurrent_groups < 1) {
-    throw Error("communicator: ranks, stride and concurrent groups must be at least 1");
+  if (comm.ranks < 1 || comm.stride < 1 || comm.concurrent_groups < 1 || comm.first < 0) {
+    throw Error(
+        "communicator: ranks, stride and concurrent groups must be at least 1, the first GPU at least 0");
   }
-  const long long last_gpu = static_cast<long long>(comm.ranks - 1) * comm.stride;
+  const long long last_gpu = comm.first + static_cast<long long>(comm.ranks - 1) * comm.stride;
   if (last_gpu >= topo.gpus) {
     throw Error("communicator of " + std::to_string(comm.ranks) + " ranks with stride " +
                 std::to_string(comm.stride) + " needs GPU " + std::to_string(last_gpu) + " of a " +
@@ -129,10 +151,14 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
   path.kind = topo.kind;
   path.architecture = topo.architecture;
   path.ranks = comm.ranks;
-  path.ranks_per_node = ranks_per_block(comm, topo.gpus_per_node);
-  path.nodes = ceil_div(comm.ranks, path.ranks_per_node);
-  const int per_domain = ranks_per_block(comm, topo.scale_up.gpus);
-  const int span_nodes = static_cast<int>(last_gpu / topo.gpus_per_node) + 1;
+  const Spread on_nodes = spread(comm, topo.gpus_per_node);
+  // NCCL's ranks per node, nRanks / nNodes, for a group that leaves whole blocks partly empty.
+  path.ranks_per_node = std::min(on_nodes.per_block, ceil_div(comm.ranks, on_nodes.touched));
+  path.nodes = on_nodes.touched;
+  const Spread on_domains = spread(comm, topo.scale_up.gpus);
+  const int per_domain = std::min(on_domains.per_block, ceil_div(comm.ranks, on_domains.touched));
+  const int span_nodes =
+      static_cast<int>(last_gpu / topo.gpus_per_node - comm.first / topo.gpus_per_node) + 1;
 
   LevelPath& up = path.scale_up;
   up.ranks = per_domain;
@@ -158,7 +184,7 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
   }
 
   LevelPath& out = path.scale_out;
-  out.ranks = ceil_div(comm.ranks, per_domain);
+  out.ranks = on_domains.touched;
   if (out.ranks == 1) return path;
   out.protocols = topo.link_protocols;
   out.nccl_protocols = topo.link_nccl_protocols;
@@ -252,13 +278,53 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
     shape = dragonfly_shape(*df, traffic, topo.nics_per_node);
     all_to_all = rank_bandwidth * shape.uniform;
   }
-  out.bandwidth = rank_bandwidth * shape.neighbour;
-  out.all_to_all_bandwidth = all_to_all;
-  out.line_rate = rank_line * shape.neighbour;
+  // A ring or tree crosses into and out of each domain through its ranks' NICs: the domain holding the
+  // fewest of them, f, bounds it (per rank, f / per_domain of its share). Uniform traffic leaves through
+  // each rank's own NICs, and a rank of that domain sends (ranks - f) / ranks of it out, not
+  // (ranks - per_domain) / ranks.
+  const double fewest = on_domains.fewest;
+  out.bandwidth = rank_bandwidth * (shape.neighbour * fewest / per_domain);
+  out.all_to_all_bandwidth =
+      comm.ranks > fewest ? all_to_all * ((comm.ranks - per_domain) / (comm.ranks - fewest)) : all_to_all;
+  out.line_rate = rank_line * (shape.neighbour * fewest / per_domain);
   out.hops = out.far_hops = shape.hops;
   out.latency = out.far_latency = topo.link_latency + topo.switch_latency * shape.hops;
   if (topo.sharp) out.reduction_bandwidth = out.bandwidth;
   return path;
+}
+
+Communicator worst_placed(const Topology& topo, Communicator group, int block) {
+  group.first = 0;
+  if (group.ranks < 1 || group.stride < 1 || block < 1) return group;
+  // Placements repeat every lcm(node, domain) GPUs, so k and t need only cover one such period.
+  const long long period = std::lcm(static_cast<long long>(std::max(1, topo.gpus_per_node)),
+                                    static_cast<long long>(std::max(1, topo.scale_up.gpus)));
+  const long long span = static_cast<long long>(group.ranks - 1) * group.stride;
+  const long long starts = period / std::gcd(static_cast<long long>(block), period);
+  const long long offsets = std::min(static_cast<long long>(group.stride), period);
+  // Worse: more than one domain touched, the fewest ranks in one of them, more domains, then the same by
+  // node.
+  const auto key = [&](const Communicator& c) {
+    const Spread domains = spread(c, topo.scale_up.gpus);
+    const Spread nodes = spread(c, topo.gpus_per_node);
+    return std::array<long long, 5>{domains.touched > 1, -domains.fewest, domains.touched, nodes.touched > 1,
+                                    -nodes.fewest};
+  };
+  Communicator worst = group;
+  auto worst_key = key(group);
+  for (long long k = 0; k < starts; ++k) {
+    for (long long t = 0; t < offsets; ++t) {
+      const long long first = k * block + t;
+      if (first + span >= topo.gpus) continue;
+      Communicator c = group;
+      c.first = static_cast<int>(first);
+      if (const auto c_key = key(c); c_key > worst_key) {
+        worst = c;
+        worst_key = c_key;
+      }
+    }
+  }
+  return worst;
 }
 
 LinkPath link_path(const ClusterSpec& cluster, const Communicator& comm) {

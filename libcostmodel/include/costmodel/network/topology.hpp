@@ -139,18 +139,27 @@ struct Topology {
 /// of that radix hold, torus dimensions that do not multiply to the node count.
 [[nodiscard]] Topology build_topology(const ClusterSpec& cluster);
 
-/// Where a communicator's ranks sit: rank i is global GPU i·stride (TP innermost: stride 1; a DP group
-/// has stride tp·cp). `concurrent_groups` communicators of the same shape, offset by one GPU each,
-/// run at the same time and share the nodes' NICs (e.g. all tp·cp DP groups all-reduce together).
+/// Where a communicator's ranks sit: rank i is global GPU first + i·stride (TP innermost: stride 1; a DP
+/// group has stride tp·cp). `concurrent_groups` communicators of the same shape, offset by one GPU each,
+/// run at the same time and share the nodes' NICs (e.g. all tp·cp DP groups all-reduce together). A group
+/// that does not start on a node's first GPU may straddle two nodes (tp 6 on 8-GPU nodes: GPUs 6-11).
 struct Communicator {
   int ranks = 1;
   int stride = 1;
   int concurrent_groups = 1;
+  int first = 0;  ///< global index of rank 0's GPU
 };
+
+/// Of the groups first = k·block + t (k >= 0, 0 <= t < group.stride) that fit the cluster, the one the
+/// fabric serves worst: most scale-up domains touched while holding the fewest ranks in one of them (its
+/// NICs bound a ring), then most nodes. A parallel split's groups run in lockstep, so the slowest sets the
+/// pace. `block` is the GPUs one group and its stride-interleaved siblings cover (tp for TP groups, tp·cp
+/// for CP groups, a pipeline stage for DP groups). Returns `group` with `first` set.
+[[nodiscard]] Communicator worst_placed(const Topology& topology, Communicator group, int block);
 
 /// One level of a communicator's path, per rank and per direction.
 struct LevelPath {
-  int ranks = 1;  ///< scale-up: ranks per domain; scale-out: domains spanned
+  int ranks = 1;  ///< scale-up: ranks per domain (rounded up); scale-out: domains spanned
   /// Achievable, neighbour traffic (ring, tree, halving-doubling, send/recv): few flows cross a leaf's
   /// uplinks or a Dragonfly+ group's global links, so a taper binds only when they outnumber those links.
   BytesPerSecond bandwidth;
@@ -176,7 +185,7 @@ struct LevelPath {
 struct LinkPath {
   TopologyKind kind = TopologyKind::kFatTree;
   int ranks = 1;
-  int ranks_per_node = 1;
+  int ranks_per_node = 1;                                ///< NCCL's nRanks / nNodes (rounded up)
   int nodes = 1;                                         ///< nodes holding at least one rank
   LevelPath scale_up;                                    ///< used when scale_up.ranks > 1
   LevelPath scale_out;                                   ///< used when scale_out.ranks > 1
