@@ -121,6 +121,24 @@ TEST_CASE("truncated and garbled logs fail at their line") {
     CHECK(e.location().line == 1);
     CHECK(std::string(e.what()).find("unevenly") != std::string::npos);
   }
+  // A table line of other whitespace only (a CRLF blank line's \r, \v, \f) is skipped like a blank one (a
+  // fuzzer's find: the row reader took the first word of none).
+  const std::string other_whitespace =
+      "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  busbw  #wrong\n"
+      "   8  2  float  sum  -1  9.0  0.00  0.00  0  9.0  0.00  0.00  0\n"
+      "\r\n"
+      " \v\f\n"
+      "  16  4  float  sum  -1  9.0  0.00  0.00  0  9.0  0.00  0.00  0\n"
+      "# Avg bus bandwidth    : 0.00\n";
+  const NcclTestsLog parsed = parse_nccl_tests_log(other_whitespace, "crlf.txt");
+  CHECK(parsed.points.size() == 2 * 2);
+  // An old-style maximum error beyond 2^63 ("3e+101") counts as wrong, clamped (a fuzzer's find: the
+  // conversion to an integer overflowed).
+  std::string huge_error = other_whitespace;
+  huge_error.replace(huge_error.find("0  9.0  0.00  0.00  0\n"), 1, "3e+101");
+  const NcclTestsLog wrong = parse_nccl_tests_log(huge_error, "wrong.txt");
+  REQUIRE(wrong.points.front().wrong.has_value());
+  CHECK(*wrong.points.front().wrong > (std::int64_t{1} << 62));  // near the 9e18 clamp
   CHECK_THROWS_AS((void)load_nccl_tests_log(fixture("does-not-exist.txt")), Error);
 }
 

@@ -195,6 +195,31 @@ TEST_CASE("collective: table and csv formats") {
   CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 5);  // header + 8, 16, 32, 64 B
 }
 
+TEST_CASE("collective --first: a communicator that straddles two nodes leaves the emptier side by its NICs") {
+  // 2 DGX A100 (8 x HDR 200G per node, 24 GB/s per NIC after PCIe). 6 ranks from GPU 0 sit on one node and
+  // all-reduce over NVLink; from GPU 6 they put 2 ranks on node 0 and 4 on node 1, so the ring crosses
+  // between the nodes through 2 NICs: at most 48 GB/s of bus bandwidth, against NVLink's 231.
+  const std::vector<std::string> base = {"--op",        "allreduce", "--gpu",       "a100-80gb",
+                                         "--gpus",      "16",        "--ranks",     "6",
+                                         "--min-bytes", "64MiB",     "--max-bytes", "64MiB"};
+  const Json inside = collective_json(base);
+  const Json straddling = collective_json(with(base, {"--first", "6"}));
+  CHECK(number(member(inside, "nodes")) == 1);
+  CHECK(number(member(straddling, "nodes")) == 2);
+  CHECK(number(member(straddling, "first_gpu")) == 6);
+  const auto busbw = [](const Json& document) {
+    return number(member(member(document, "rows").as_array().front(), "busbw_GBps"));
+  };
+  CHECK(busbw(straddling) <= 48.0);
+  CHECK(busbw(inside) > 4.0 * busbw(straddling));
+  // Past the cluster's last GPU: exit 2, naming the flag.
+  const CliResult r = run_cli(with({"collective"}, with(base, {"--first", "12"})));
+  check_one_line_error(r, 2);
+  CHECK(contains(r.err, "--ranks"));
+  CHECK(contains(r.err, "from GPU 12"));
+  check_one_line_error(run_cli(with({"collective"}, with(base, {"--first", "-1"}))), 2);
+}
+
 TEST_CASE("collective: bad input exits 2 with a clear message") {
   SUBCASE("min > max") {
     const CliResult r =

@@ -125,7 +125,8 @@ TEST_CASE("collective: nccl-tests' columns") {
   const std::vector<std::string> args = {"collective", "--op",        "allreduce", "--gpus",
                                          "16",         "--max-bytes", "1MiB"};
   CHECK(json_shape(with(args, {"--format", "json"})) ==
-        "{op,algo,proto,ranks,stride,nodes,topology,scale_up,library,ring_tree_crossover_bytes,rows,schema_"
+        "{op,algo,proto,ranks,stride,first_gpu,nodes,topology,scale_up,library,ring_tree_crossover_bytes,"
+        "rows,schema_"
         "version}\n"
         "rows[].{size,count,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,latency_us,bandwidth_us}\n");
   CHECK(csv_header(with(args, {"--format", "csv"})) ==

@@ -59,12 +59,14 @@ int run_collective(const std::vector<std::string>& args, const Context& context)
   CommandParser parser(
       context,
       "costmodel collective --op OP [--algo ALGO] [--proto PROTO] [cluster] [--ranks N] [--stride N] "
-      "[--min-bytes SIZE] [--max-bytes SIZE] [--step-factor F]",
+      "[--first N] [--min-bytes SIZE] [--max-bytes SIZE] [--step-factor F]",
       "Time, algbw and busbw of one collective over message sizes from --min-bytes to --max-bytes,\n"
       "multiplying by --step-factor, with nccl-tests' columns (size in bytes, count of 4-byte floats,\n"
       "GB = 1e9 B) plus the algorithm and protocol chosen (as NCCL's tuner chooses them) and the latency\n"
-      "and bandwidth terms. The communicator is --ranks GPUs, rank i on GPU i x --stride (default: every\n"
-      "GPU of the cluster).");
+      "and bandwidth terms. The communicator is --ranks GPUs, rank i on GPU --first + i x --stride "
+      "(default:\n"
+      "every GPU of the cluster). A communicator that does not start on a node's first GPU may straddle two\n"
+      "nodes: the side with fewer ranks leaves through its ranks' NICs only.");
   parser.options().add_options()                                                          //
       ("op", po::value<std::string>()->value_name("OP"), join(collectives, "|").c_str())  //
       ("algo", po::value<std::string>()->value_name("ALGO"),
@@ -73,6 +75,7 @@ int run_collective(const std::vector<std::string>& args, const Context& context)
        (join(protocols, "|") + ": NCCL's protocol (default auto: the fastest per size)").c_str())      //
       ("ranks", po::value<std::string>()->value_name("N"), "GPUs in the communicator (default: all)")  //
       ("stride", po::value<std::string>()->value_name("N"), "GPU distance between ranks (default 1)")  //
+      ("first", po::value<std::string>()->value_name("N"), "GPU of rank 0 (default 0)")                //
       ("min-bytes", po::value<std::string>()->value_name("SIZE"), "smallest message (default 8B)")     //
       ("max-bytes", po::value<std::string>()->value_name("SIZE"), "largest message (default 8GiB)")    //
       ("step-factor", po::value<std::string>()->value_name("F"), "size multiplier between rows (default 2)");
@@ -102,22 +105,25 @@ int run_collective(const std::vector<std::string>& args, const Context& context)
     throw usage_error(context, "--step-factor", "must be greater than 1, got " + format_number(factor));
   }
   const int stride = positive_int(values, "stride", context).value_or(1);
+  const int first = nonnegative_int(values, "first", context).value_or(0);
   const auto ranks_flag = positive_int(values, "ranks", context);
   const ClusterArgs cluster_args = read_cluster_args(values, context);
   OutputSink output(read_output_options(values, context), context);
 
   const ClusterSpec cluster = make_cluster(cluster_args, load_catalog(), context);
-  const int ranks = ranks_flag.value_or(cluster.gpus / stride);
+  const int ranks = ranks_flag.value_or((cluster.gpus - std::min(first, cluster.gpus)) / stride);
   if (ranks < 2) {
     throw usage_error(context, "--ranks",
                       "a collective needs at least 2 ranks, got " + std::to_string(ranks));
   }
-  if (static_cast<long long>(ranks) * stride > cluster.gpus) {
-    throw usage_error(context, "--ranks",
-                      std::to_string(ranks) + " ranks with stride " + std::to_string(stride) + " need " +
-                          std::to_string(static_cast<long long>(ranks) * stride) + " GPUs; the cluster has " +
-                          std::to_string(cluster.gpus),
-                      "lower --ranks or --stride, or raise --gpus");
+  const long long last_gpu = first + static_cast<long long>(ranks - 1) * stride;
+  if (last_gpu >= cluster.gpus) {
+    throw usage_error(context, ranks_flag ? "--ranks" : "--first",
+                      std::to_string(ranks) + " ranks with stride " + std::to_string(stride) +
+                          (first > 0 ? " from GPU " + std::to_string(first) : std::string()) + " reach GPU " +
+                          std::to_string(last_gpu) + "; the cluster has " + std::to_string(cluster.gpus) +
+                          " (GPUs 0-" + std::to_string(cluster.gpus - 1) + ")",
+                      "lower --ranks, --stride or --first, or raise --gpus");
   }
   std::vector<Bytes> sizes;
   try {
@@ -128,7 +134,7 @@ int run_collective(const std::vector<std::string>& args, const Context& context)
   }
   CollectiveSweep sweep;
   try {
-    sweep = sweep_collective(cluster, *op, algorithm, ranks, stride, sizes, protocol);
+    sweep = sweep_collective(cluster, *op, algorithm, ranks, stride, sizes, protocol, first);
   } catch (const Error& e) {
     if (e.field() == "protocol")
       throw usage_error(context, "--proto", e.message(), "use --proto auto to let the model choose");

@@ -28,14 +28,16 @@ std::vector<Bytes> message_sizes(Bytes min, Bytes max, double factor, int max_si
 }
 
 CollectiveSweep sweep_collective(const ClusterSpec& cluster, Collective collective, Algorithm algorithm,
-                                 int ranks, int stride, const std::vector<Bytes>& sizes, Protocol protocol) {
+                                 int ranks, int stride, const std::vector<Bytes>& sizes, Protocol protocol,
+                                 int first) {
   CollectiveSweep sweep;
   sweep.collective = collective;
   sweep.algorithm = algorithm;
   sweep.protocol = protocol;
   sweep.ranks = ranks;
   sweep.stride = stride;
-  sweep.path = link_path(build_topology(cluster), Communicator{ranks, stride, 1});
+  sweep.first = first;
+  sweep.path = link_path(build_topology(cluster), Communicator{ranks, stride, 1, first});
   if (const std::string why = why_not_applicable(collective, algorithm, sweep.path, cluster); !why.empty()) {
     throw Error(ErrorLocation{}, "algorithm",
                 std::string(to_string(algorithm)) + " is not applicable to " +

@@ -192,6 +192,7 @@ class LogParser {
     note_names(body);
     if (!in_table_) return;  // launcher output before the table, summaries after it
     const auto words = split_words(body);
+    if (words.empty()) return;  // only whitespace that is not a space or a tab (\r, \v, \f)
     if (!to_integer(words.front())) {
       if (is_tolerated_noise(body)) return;
       throw Error(
@@ -385,7 +386,11 @@ class LogParser {
           // Old versions print the maximum error as a float ("0e+00"); current ones count wrong elements.
           const auto wrong = to_double(w);
           if (!wrong || *wrong < 0) throw bad(columns_.wrong[half], "#wrong");
-          p.wrong = *wrong > 0 ? std::max<std::int64_t>(1, static_cast<std::int64_t>(*wrong)) : 0;
+          // Clamped below 2^63 before the conversion (a fuzzer's find: 3e+101 overflowed it).
+          constexpr double kMostWrong = 9.0e18;
+          p.wrong = *wrong > 0
+                        ? std::max<std::int64_t>(1, static_cast<std::int64_t>(std::min(*wrong, kMostWrong)))
+                        : 0;
         }
       }
       log_.points.push_back(p);

@@ -71,6 +71,11 @@ Table collective_table(const CollectiveSweep& sweep, const ClusterSpec& cluster)
                 std::string(to_string(cluster.topology)) + " of " + cluster.link.name + ", " +
                 scale_up_label(cluster) + " of " + std::to_string(cluster.scale_up_domain()) + ", " +
                 cluster.gpu.library + ": " + describe_path(sweep.path);
+  if (sweep.first > 0) {
+    table.notes.push_back("rank 0 on GPU " + std::to_string(sweep.first) +
+                          "; a side of a node or domain holding " +
+                          "fewer of the ranks leaves it through their NICs only");
+  }
   if (sweep.ring_tree_crossover) {
     table.notes.push_back(op + " ring/tree crossover: tree is faster below " +
                           format_quantity(sweep.ring_tree_crossover->value, Dimension::kBytes) +
@@ -94,6 +99,7 @@ Json collective_json(const CollectiveSweep& sweep, const ClusterSpec& cluster) {
   document.set("proto", std::string(to_string(sweep.protocol)));
   document.set("ranks", sweep.ranks);
   document.set("stride", sweep.stride);
+  document.set("first_gpu", sweep.first);
   document.set("nodes", sweep.path.nodes);
   document.set("topology", std::string(to_string(cluster.topology)));
   document.set("scale_up",

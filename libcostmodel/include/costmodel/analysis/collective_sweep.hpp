@@ -28,6 +28,7 @@ struct CollectiveSweep {
   Protocol protocol = Protocol::kAuto;     ///< as asked for (each point says what Auto chose)
   int ranks = 0;
   int stride = 1;
+  int first = 0;  ///< GPU of rank 0
   LinkPath path;  ///< what the communicator sees
   std::vector<CollectivePoint> points;
   /// The smallest size from which the ring is no slower than the tree (both applicable), else nullopt.
@@ -40,12 +41,12 @@ struct CollectiveSweep {
 /// Throws Error (kInput) for min < 1 B, min > max, f <= 1 or more than `max_sizes` sizes.
 [[nodiscard]] std::vector<Bytes> message_sizes(Bytes min, Bytes max, double factor, int max_sizes = 10000);
 
-/// `collective` with `algorithm` and `protocol` at each size on `ranks` GPUs `stride` apart on `cluster`.
-/// Throws Error (kInput) when the communicator does not fit the cluster or the algorithm or protocol does not
-/// apply (with why; field "algorithm").
+/// `collective` with `algorithm` and `protocol` at each size on `ranks` GPUs `stride` apart on `cluster`,
+/// rank 0 on GPU `first`. Throws Error (kInput) when the communicator does not fit the cluster or the
+/// algorithm or protocol does not apply (with why; field "algorithm").
 [[nodiscard]] CollectiveSweep sweep_collective(const ClusterSpec& cluster, Collective collective,
                                                Algorithm algorithm, int ranks, int stride,
                                                const std::vector<Bytes>& sizes,
-                                               Protocol protocol = Protocol::kAuto);
+                                               Protocol protocol = Protocol::kAuto, int first = 0);
 
 }  // namespace costmodel
