@@ -63,10 +63,9 @@ int run_collective(const std::vector<std::string>& args, const Context& context)
       "Time, algbw and busbw of one collective over message sizes from --min-bytes to --max-bytes,\n"
       "multiplying by --step-factor, with nccl-tests' columns (size in bytes, count of 4-byte floats,\n"
       "GB = 1e9 B) plus the algorithm and protocol chosen (as NCCL's tuner chooses them) and the latency\n"
-      "and bandwidth terms. The communicator is --ranks GPUs, rank i on GPU --first + i x --stride "
-      "(default:\n"
-      "every GPU of the cluster). A communicator that does not start on a node's first GPU may straddle two\n"
-      "nodes: the side with fewer ranks leaves through its ranks' NICs only.");
+      "and bandwidth terms. The communicator is --ranks GPUs, rank i on GPU --first + i x --stride\n"
+      "(default: every GPU of the cluster). One that does not start on a node's first GPU may straddle two\n"
+      "nodes: the side with fewer ranks leaves through their NICs only.");
   parser.options().add_options()                                                          //
       ("op", po::value<std::string>()->value_name("OP"), join(collectives, "|").c_str())  //
       ("algo", po::value<std::string>()->value_name("ALGO"),

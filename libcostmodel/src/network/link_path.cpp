@@ -219,8 +219,10 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
       kmax = std::max(kmax, k);
     }
     const double per_neighbour = torus->ports_per_direction;
-    out.bandwidth = rank_bandwidth * (per_neighbour / topo.nics_per_node);
-    out.line_rate = rank_line * (per_neighbour / topo.nics_per_node);
+    // A straddling group's emptier side drives fewer of its ports toward the neighbour (as below).
+    const double straddle = static_cast<double>(on_domains.fewest) / per_domain;
+    out.bandwidth = rank_bandwidth * (per_neighbour / topo.nics_per_node * straddle);
+    out.line_rate = rank_line * (per_neighbour / topo.nics_per_node * straddle);
     out.hops = 1;
     out.far_hops = far_hops;
     out.latency = topo.link_latency;
