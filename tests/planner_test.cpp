@@ -259,6 +259,27 @@ TEST_CASE("rank by cost and by switches") {
   }
 }
 
+TEST_CASE("the top plans keep tensor-parallel groups whole on nodes") {
+  // GPT-3 175B (96 heads: tp 3, 6, 12 and 24 divide them) on 384 A100, 8 per node. A tp that neither
+  // divides 8 nor is a multiple of it leaves some TP groups straddling two nodes (tp 6: GPUs 6-11), which
+  // all-reduce over the NICs at a fraction of NVLink's rate; the planner ranked tp 6 first while it priced
+  // every group as the first one. None of the ten best may do so now.
+  const Catalog catalog = load_catalog();
+  PlanRequest r;
+  r.model = resolve_model("gpt3-175b", catalog);
+  r.cluster = default_cluster(catalog, "a100-80gb");
+  r.cluster.gpus = 384;
+  r.training.global_batch = 1536;
+  r.top_k = 10;
+  r.threads = 2;
+  const PlanResult result = plan(r);
+  REQUIRE(result.top.size() == 10);
+  for (const StepEstimate& e : result.top) {
+    CAPTURE(e.strategy.tp);
+    CHECK((8 % e.strategy.tp == 0 || e.strategy.tp % 8 == 0));
+  }
+}
+
 TEST_CASE("nothing feasible: counted reasons and the closest candidates") {
   const Catalog catalog = load_catalog();
   PlanRequest request;
