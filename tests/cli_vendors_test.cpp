@@ -113,11 +113,16 @@ TEST_CASE("examples/open-scale-up.yaml: where each fabric wins") {
     return number(member(*best.at(key), "breakdown"), "ep_comm_s");
   };
   CHECK(ep_comm("nvl72/moe-1t") > 1.5 * ep_comm("ualink-1024/moe-1t"));
+  CHECK(ep_comm("ualink-72/moe-1t") > 1.5 * ep_comm("ualink-1024/moe-1t"));
   CHECK(step("ualink-1024/moe-1t") < 0.9 * step("nvl72/moe-1t"));
-  // On the 8-GPU meshes every 64-way expert group crosses the scale-out network: EP comm above NVL72's and
-  // several times the pod's.
-  CHECK(ep_comm("gaudi3-8/moe-1t") > ep_comm("nvl72/moe-1t"));
-  CHECK(ep_comm("gaudi3-8/moe-1t") > 3.0 * ep_comm("ualink-1024/moe-1t"));
+  // On the 8-GPU meshes every 64-way expert group crosses the scale-out network: their EP comm is the
+  // highest, several times the pod's.
+  for (const std::string mesh : {"gaudi3-8/moe-1t", "if-mesh-8/moe-1t"}) {
+    CAPTURE(mesh);
+    CHECK(ep_comm(mesh) > ep_comm("nvl72/moe-1t"));
+    CHECK(ep_comm(mesh) > ep_comm("ualink-72/moe-1t"));
+    CHECK(ep_comm(mesh) > 3.0 * ep_comm("ualink-1024/moe-1t"));
+  }
   // Capex: UALink's switches are bought on top (128 pods x 8 x $70k = $71.68M at 72; 9 pods x 192 x $70k =
   // $120.96M at 1,024); NVL72's (128 x 18 x $25k = $57.6M) are inside the GB200 price; the meshes have none.
   CHECK(number(*best.at("ualink-72/moe-1t"), "scale_up_capex_usd") == doctest::Approx(71.68e6));
