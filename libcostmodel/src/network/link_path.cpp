@@ -19,9 +19,9 @@ namespace {
 using detail::ceil_div;
 
 // How the communicator's ranks spread over blocks of `block` consecutive GPUs (nodes or domains): the
-// ranks a whole block holds (NCCL's ranks per node, what the algorithms' structure follows), the blocks
-// touched, and the fewest ranks one of them holds: a group that straddles a block boundary leaves the
-// emptier side through that side's NICs only.
+// blocks touched; the ranks per block as NCCL counts them (nRanks / nNodes, rounded up, at most what a whole
+// block holds), which the algorithms' structure follows; and the fewest ranks one block holds: a group that
+// straddles a block boundary leaves the emptier side through that side's NICs only.
 struct Spread {
   int per_block = 1;
   int touched = 1;
@@ -29,19 +29,20 @@ struct Spread {
 };
 Spread spread(const Communicator& comm, int block) {
   if (comm.stride >= block) return {1, comm.ranks, 1};  // one rank per block
-  const int per_block = std::min(comm.ranks, ceil_div(block, comm.stride));
   const long long first = comm.first;
   const long long last = first + static_cast<long long>(comm.ranks - 1) * comm.stride;
   const long long b0 = first / block;
   const long long b1 = last / block;
-  if (b0 == b1) return {per_block, 1, comm.ranks};
+  if (b0 == b1) return {comm.ranks, 1, comm.ranks};
+  const int touched = static_cast<int>(b1 - b0 + 1);
+  const int per_block = std::min(ceil_div(block, comm.stride), ceil_div(comm.ranks, touched));
   // Ranks i with first + i·stride below the next block's start; ranks at or beyond the last block's.
   const int head = ceil_div((b0 + 1) * block - first, comm.stride);
   const int tail = comm.ranks - ceil_div(b1 * block - first, comm.stride);
   int fewest = std::min(head, tail);
   // A whole block in between holds ⌊block/stride⌋ or ⌈block/stride⌉ ranks.
-  if (b1 - b0 > 1) fewest = std::min(fewest, block / comm.stride);
-  return {per_block, static_cast<int>(b1 - b0 + 1), std::min(fewest, per_block)};
+  if (touched > 2) fewest = std::min(fewest, block / comm.stride);
+  return {per_block, touched, fewest};
 }
 
 // What a communicator and its concurrent groups put on the fabric, per node.
@@ -152,11 +153,14 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
   path.architecture = topo.architecture;
   path.ranks = comm.ranks;
   const Spread on_nodes = spread(comm, topo.gpus_per_node);
-  // NCCL's ranks per node, nRanks / nNodes, for a group that leaves whole blocks partly empty.
-  path.ranks_per_node = std::min(on_nodes.per_block, ceil_div(comm.ranks, on_nodes.touched));
+  path.ranks_per_node = on_nodes.per_block;
   path.nodes = on_nodes.touched;
   const Spread on_domains = spread(comm, topo.scale_up.gpus);
-  const int per_domain = std::min(on_domains.per_block, ceil_div(comm.ranks, on_domains.touched));
+  const int per_domain = on_domains.per_block;
+  // A ring or tree crosses into and out of each domain through its ranks' NICs: the domain holding the
+  // fewest of them, f, bounds it (per rank, f / per_domain of its share).
+  const double fewest = on_domains.fewest;
+  const double straddle = fewest / per_domain;
   const int span_nodes =
       static_cast<int>(last_gpu / topo.gpus_per_node - comm.first / topo.gpus_per_node) + 1;
 
@@ -219,8 +223,6 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
       kmax = std::max(kmax, k);
     }
     const double per_neighbour = torus->ports_per_direction;
-    // A straddling group's emptier side drives fewer of its ports toward the neighbour (as below).
-    const double straddle = static_cast<double>(on_domains.fewest) / per_domain;
     out.bandwidth = rank_bandwidth * (per_neighbour / topo.nics_per_node * straddle);
     out.line_rate = rank_line * (per_neighbour / topo.nics_per_node * straddle);
     out.hops = 1;
@@ -280,15 +282,12 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
     shape = dragonfly_shape(*df, traffic, topo.nics_per_node);
     all_to_all = rank_bandwidth * shape.uniform;
   }
-  // A ring or tree crosses into and out of each domain through its ranks' NICs: the domain holding the
-  // fewest of them, f, bounds it (per rank, f / per_domain of its share). Uniform traffic leaves through
-  // each rank's own NICs, and a rank of that domain sends (ranks - f) / ranks of it out, not
-  // (ranks - per_domain) / ranks.
-  const double fewest = on_domains.fewest;
-  out.bandwidth = rank_bandwidth * (shape.neighbour * fewest / per_domain);
+  // Uniform traffic leaves through each rank's own NICs, and a rank of the emptiest domain sends
+  // (ranks - f) / ranks of it out, not (ranks - per_domain) / ranks.
+  out.bandwidth = rank_bandwidth * (shape.neighbour * straddle);
   out.all_to_all_bandwidth =
       comm.ranks > fewest ? all_to_all * ((comm.ranks - per_domain) / (comm.ranks - fewest)) : all_to_all;
-  out.line_rate = rank_line * (shape.neighbour * fewest / per_domain);
+  out.line_rate = rank_line * (shape.neighbour * straddle);
   out.hops = out.far_hops = shape.hops;
   out.latency = out.far_latency = topo.link_latency + topo.switch_latency * shape.hops;
   if (topo.sharp) out.reduction_bandwidth = out.bandwidth;
