@@ -17,15 +17,13 @@
 
 #include "costmodel/error.hpp"
 #include "costmodel/network/topology.hpp"
+#include "costmodel/units.hpp"
 
 namespace costmodel {
 namespace {
 
 // nccl-tests prints sizes in bytes, times in microseconds (the units row says "(us)"; very old versions
 // printed milliseconds) and bandwidths in GB/s = 1e9 B/s (nccl-tests doc/PERFORMANCE.md).
-constexpr double kMicrosecond = 1e-6;
-constexpr double kMillisecond = 1e-3;
-constexpr double kGigabytePerSecond = 1e9;
 
 // The test binaries of nccl-tests and what they measure; longest names first so that "reduce_perf" is
 // only matched on its own.
@@ -250,8 +248,8 @@ class LogParser {
     if (in_table_) {
       if (words.front() == "(B)") {
         for (const auto& w : words) {
-          if (w == "(us)") time_unit_ = kMicrosecond;
-          if (w == "(ms)") time_unit_ = kMillisecond;
+          if (w == "(us)") time_unit_ = kMicro;
+          if (w == "(ms)") time_unit_ = kMilli;
         }
         return;
       }
@@ -260,8 +258,7 @@ class LogParser {
         if (colon != std::string_view::npos) {
           const auto value_words = split_words(comment.substr(colon + 1));
           if (!value_words.empty()) {
-            if (auto v = to_double(value_words.front()))
-              log_.avg_busbw = BytesPerSecond(*v * kGigabytePerSecond);
+            if (auto v = to_double(value_words.front())) log_.avg_busbw = BytesPerSecond(*v * kGiga);
           }
         }
         in_table_ = false;
@@ -378,8 +375,8 @@ class LogParser {
       if (!algbw || *algbw < 0) throw bad(columns_.algbw[half], "algbw");
       const auto busbw = to_double(word(columns_.busbw[half]));
       if (!busbw || *busbw < 0) throw bad(columns_.busbw[half], "busbw");
-      p.algbw = BytesPerSecond(*algbw * kGigabytePerSecond);
-      p.busbw = BytesPerSecond(*busbw * kGigabytePerSecond);
+      p.algbw = BytesPerSecond(*algbw * kGiga);
+      p.busbw = BytesPerSecond(*busbw * kGiga);
       if (columns_.wrong[half] >= 0) {
         const std::string_view w = word(columns_.wrong[half]);
         if (w != "N/A") {
@@ -427,7 +424,7 @@ class LogParser {
   bool in_table_ = false;
   bool table_seen_ = false;
   int header_line_ = 0;
-  double time_unit_ = kMicrosecond;
+  double time_unit_ = kMicro;
   int threads_ = 0;
   int gpus_per_process_ = 0;
   int rank_lines_ = 0;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "costmodel/units.hpp"
 #include "nccl_tuning.hpp"
 
 namespace costmodel::detail {

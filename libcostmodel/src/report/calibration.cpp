@@ -6,11 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/units.hpp"
+
 namespace costmodel {
 namespace {
-
-constexpr double kGiga = 1e9;
-constexpr double kMicro = 1e-6;
 
 Json optional_number(const std::optional<double>& value) {
   return value ? Json(*value) : Json();
@@ -184,8 +183,7 @@ Table calibration_table(const LogCalibration& calibration, const ClusterSpec& cl
 
 namespace {
 
-std::vector<ColumnOf<RunFitRow>> run_fields() {
-  constexpr double kTera = 1e12;
+std::vector<ColumnOf<RunFitRow>> run_fit_fields() {
   return {
       {"id", "run", "", 1, [](const RunFitRow& r) { return Json(r.id); }},
       {"fitted", "fit", "", 1, [](const RunFitRow& r) { return Json(r.fitted ? "fit" : "held out"); }},
@@ -227,7 +225,7 @@ std::vector<ColumnOf<FittedParameter>> parameter_fields() {
 }  // namespace
 
 Table gpu_fit_runs_table(const GpuCalibration& calibration) {
-  Table table = make_table(run_fields(), calibration.rows);
+  Table table = make_table(run_fit_fields(), calibration.rows);
   table.title = "runs on " + calibration.gpu.name +
                 ": measured TFLOP/s per GPU against the model before and after the fit";
   table.notes = calibration.notes;

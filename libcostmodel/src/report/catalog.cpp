@@ -14,13 +14,6 @@
 namespace costmodel {
 namespace {
 
-constexpr double kTera = 1e12;
-constexpr double kGiga = 1e9;
-constexpr double kGibi = 1073741824.0;
-constexpr double kMicro = 1e-6;
-constexpr double kNano = 1e-9;
-constexpr double kGigabitPerSecond = 1e9 / kBitsPerByte;  // in B/s
-
 /// A number that is 0 when the entry does not have it (unsupported dtype) as null.
 Json positive_or_null(double value) {
   return value > 0.0 ? Json(value) : Json();
@@ -259,7 +252,7 @@ std::vector<TopologyKind> all_topologies() {
   return kinds;
 }
 
-std::vector<ColumnOf<TopologyKind>> topology_fields() {
+std::vector<ColumnOf<TopologyKind>> topology_kind_fields() {
   return {
       {"name", "name", "", 1, [](const TopologyKind& k) { return Json(std::string(to_string(k))); }},
       {"description", "description", "", 1,
@@ -327,7 +320,7 @@ Table catalog_table(std::string_view which, const Catalog& catalog) {
     return make_table(model_fields(), rows);
   }
   if (which != "topologies") throw Error("unknown catalog '" + std::string(which) + "'");
-  return make_table(topology_fields(), all_topologies());
+  return make_table(topology_kind_fields(), all_topologies());
 }
 
 }  // namespace costmodel

@@ -11,8 +11,6 @@
 namespace costmodel {
 namespace {
 
-constexpr double kGiga = 1e9;  // nccl-tests' GB/s: 1e9 B/s
-constexpr double kMicro = 1e-6;
 constexpr double kElementBytes = 4.0;  // nccl-tests' default datatype: float
 
 // nccl-tests prints microseconds and GB/s under these keys; the key names the unit.

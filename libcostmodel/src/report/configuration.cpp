@@ -4,12 +4,12 @@
 #include <cmath>
 #include <string>
 
+#include "cells.hpp"
 #include "costmodel/estimate/memory.hpp"
+#include "costmodel/units.hpp"
 
 namespace costmodel {
 namespace {
-
-constexpr double kGibibyte = 1073741824.0;
 
 /// TFLOP/s, the unit the configuration's keys name.
 double tflops(FlopsPerSecond rate) {
@@ -17,14 +17,6 @@ double tflops(FlopsPerSecond rate) {
 }
 
 /// Days, the unit `training_days` names; null without a token budget.
-Json days(const std::optional<Seconds>& time) {
-  return time ? Json(time->value / kSecondsPerDay) : Json();
-}
-
-Json usd(const std::optional<Usd>& value) {
-  return value ? Json(value->value) : Json();
-}
-
 /// Null where the event never happens (+infinity: no interruptions, no checkpoints).
 Json finite_seconds(Seconds time) {
   return std::isfinite(time.value) ? Json(time.value) : Json();
@@ -153,23 +145,23 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("fits_memory", e.fits_memory)
       .set("breakdown", std::move(breakdown))
       .set("memory", std::move(memory))
-      .set("training_days", days(e.training_time))
-      .set("cost_usd", usd(e.cost()))
+      .set("training_days", detail::days_cell(e.training_time))
+      .set("cost_usd", detail::usd_cell(e.cost()))
       .set("energy_kwh", e.energy ? Json(e.energy->value / kJoulesPerKwh) : Json())
       .set("switches", e.switches)
       .set("network_cost_usd", e.network_capex.value)
       .set("power_w", e.power.value)
       .set("cost_basis", std::string(to_string(e.cost_basis)))
-      .set("rental_cost_usd", usd(e.rental_cost))
+      .set("rental_cost_usd", detail::usd_cell(e.rental_cost))
       .set("capex_usd", e.capex.value)
       .set("gpu_capex_usd", e.gpu_capex.value)
       .set("network_capex_usd", e.network_capex.value)
       .set("scale_up_capex_usd", e.scale_up_capex.value)
       .set("scale_up_power_w", e.scale_up_power.value)
-      .set("tco_usd", usd(e.tco))
-      .set("energy_usd", usd(e.energy_cost))
+      .set("tco_usd", detail::usd_cell(e.tco))
+      .set("energy_usd", detail::usd_cell(e.energy_cost))
       .set("goodput", e.goodput.fraction)
-      .set("ideal_days", days(e.ideal_time))
+      .set("ideal_days", detail::days_cell(e.ideal_time))
       .set("interruptions", e.interruptions ? Json(*e.interruptions) : Json())
       .set("cluster_mtbf_s", finite_seconds(e.goodput.cluster_mtbf))
       .set("checkpoint_time_s", e.goodput.checkpoint_time.value)
@@ -222,7 +214,7 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
       {"model_tflops_per_gpu", "model", "TFLOP/s", 1,
        [](R r) { return Json(tflops(r.estimate->model_flops_per_gpu)); }},
       {"mfu", "MFU", "%", 0.01, [](R r) { return Json(r.estimate->mfu); }, 3},
-      {"memory_per_gpu_bytes", "memory", "GiB", kGibibyte,
+      {"memory_per_gpu_bytes", "memory", "GiB", kGibi,
        [](R r) { return Json(r.estimate->memory.total.value); }, 3},
       {"fits_memory", "fits", "", 1, [](R r) { return Json(r.estimate->fits_memory); }, 1},
       {"comm_share", "exposed comm", "%", 0.01,
@@ -231,8 +223,8 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
          return Json(step > 0 ? exposed_communication(*r.estimate) / step : 0.0);
        },
        3},
-      {"training_days", "days", "", 1, [](R r) { return days(r.estimate->training_time); }},
-      {"cost_usd", "cost", "M$", 1e6, [](R r) { return usd(r.estimate->cost()); }},
+      {"training_days", "days", "", 1, [](R r) { return detail::days_cell(r.estimate->training_time); }},
+      {"cost_usd", "cost", "M$", 1e6, [](R r) { return detail::usd_cell(r.estimate->cost()); }},
       {"capex_usd", "capex", "M$", 1e6, [](R r) { return Json(r.estimate->capex.value); }},
       {"switches", "switches", "", 1, [](R r) { return Json(r.estimate->switches); }, 6},
   };
@@ -269,7 +261,6 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   const auto row = [&](const std::string& label, Json value) {
     t.rows.push_back({Json(label), std::move(value)});
   };
-  constexpr double kGiB = 1073741824.0;
   row("split tp x pp x dp x cp (ep, vpp)", std::to_string(st.tp) + " x " + std::to_string(st.pp) + " x " +
                                                std::to_string(st.dp) + " x " + std::to_string(st.cp) + " (" +
                                                std::to_string(st.ep) + ", " + std::to_string(st.vpp) + ")");
@@ -298,20 +289,20 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   row("  DP communication, total (s)", b.dp_comm.value);
   row("  DP communication, exposed (s)", b.dp_comm_exposed.value);
   row("  optimizer (s)", b.optimizer.value);
-  row("memory per GPU (GiB)", m.total.value / kGiB);
-  row("  weights (GiB)", m.weights.value / kGiB);
-  row("  gradients (GiB)", m.gradients.value / kGiB);
-  row("  optimizer states (GiB)", m.optimizer.value / kGiB);
-  row("  activations (GiB)", m.activations.value / kGiB);
-  row("  logits (GiB)", m.logits.value / kGiB);
-  row("  error feedback (GiB)", m.error_feedback.value / kGiB);
-  row("  reserve (GiB)", m.reserve.value / kGiB);
-  row("HBM (GiB)", m.capacity.value / kGiB);
+  row("memory per GPU (GiB)", m.total.value / kGibi);
+  row("  weights (GiB)", m.weights.value / kGibi);
+  row("  gradients (GiB)", m.gradients.value / kGibi);
+  row("  optimizer states (GiB)", m.optimizer.value / kGibi);
+  row("  activations (GiB)", m.activations.value / kGibi);
+  row("  logits (GiB)", m.logits.value / kGibi);
+  row("  error feedback (GiB)", m.error_feedback.value / kGibi);
+  row("  reserve (GiB)", m.reserve.value / kGibi);
+  row("HBM (GiB)", m.capacity.value / kGibi);
   row("fits in memory",
       e.fits_memory ? Json("yes") : Json("no, largest term: " + std::string(to_string(m.overflow))));
   const Goodput& g = e.goodput;
-  if (e.training_time) row("days to train, wall-clock", days(e.training_time));
-  if (e.ideal_time) row("  without interruptions", days(e.ideal_time));
+  if (e.training_time) row("days to train, wall-clock", detail::days_cell(e.training_time));
+  if (e.ideal_time) row("  without interruptions", detail::days_cell(e.ideal_time));
   row("goodput (%)", 100.0 * g.fraction);
   if (e.interruptions) row("  interruptions (expected)", *e.interruptions);
   if (std::isfinite(g.cluster_mtbf.value))

@@ -4,11 +4,10 @@
 #include <cstdint>
 #include <functional>
 
+#include "costmodel/units.hpp"
+
 namespace costmodel {
 namespace {
-
-constexpr double kGiga = 1e9;
-constexpr double kKilo = 1e3;
 
 /// A field of a built topology, null for one that could not be built.
 template <typename F>
@@ -39,7 +38,7 @@ std::string switches_by_tier(const Inventory& inv) {
   return text.empty() ? "none" : text;
 }
 
-std::vector<ColumnOf<FabricOption>> topology_fields() {
+std::vector<ColumnOf<FabricOption>> fabric_option_fields() {
   return {
       {"topology", "topology", "", 1,
        [](const FabricOption& r) { return Json(std::string(to_string(r.kind))); }},
@@ -137,16 +136,16 @@ Table topology_table(const Topology& t, const ClusterSpec& cluster) {
 
 Json topology_json(const Topology& topology, const ClusterSpec& cluster) {
   FabricOption option{cluster.topology, cluster, topology, ""};
-  return row_object(make_table(topology_fields(), std::vector<FabricOption>{option}));
+  return row_object(make_table(fabric_option_fields(), std::vector<FabricOption>{option}));
 }
 
 Table topology_rows_table(const Topology& topology, const ClusterSpec& cluster) {
   FabricOption option{cluster.topology, cluster, topology, ""};
-  return make_table(topology_fields(), std::vector<FabricOption>{option});
+  return make_table(fabric_option_fields(), std::vector<FabricOption>{option});
 }
 
 Table fabrics_table(const std::vector<FabricOption>& options, const ClusterSpec& base) {
-  Table table = make_table(topology_fields(), options);
+  Table table = make_table(fabric_option_fields(), options);
   table.title = "every topology for " + std::to_string(base.gpus) + " x " + base.gpu.name + " (" +
                 std::to_string(base.nics_per_node) + " NICs per node of " + base.link.name + ", switch " +
                 base.switch_spec.name + ")";
@@ -165,7 +164,7 @@ Json fabrics_json(const std::vector<FabricOption>& options, const ClusterSpec& b
   document.set("gpu", base.gpu.name);
   document.set("link", base.link.name);
   document.set("switch", base.switch_spec.name);
-  document.set("topologies", table_json(make_table(topology_fields(), options)));
+  document.set("topologies", table_json(make_table(fabric_option_fields(), options)));
   return document;
 }
 

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "cells.hpp"
 #include "degrees.hpp"
 
 namespace costmodel {
@@ -16,11 +17,7 @@ std::string split_text(const ValidationRow& r) {
          detail::degrees_beyond_tp_pp_dp(s);
 }
 
-Json days(const std::optional<Seconds>& time) {
-  return time ? Json(time->value / kSecondsPerDay) : Json();
-}
-
-std::vector<ColumnOf<ValidationRow>> run_fields() {
+std::vector<ColumnOf<ValidationRow>> validation_run_fields() {
   using R = const ValidationRow&;
   return {
       {"id", "run", "", 1, [](R r) { return Json(r.id); }},
@@ -43,15 +40,17 @@ std::vector<ColumnOf<ValidationRow>> run_fields() {
                                                                    : Json();
        }},
       {"zero", "zero", "", 1, [](R r) { return r.feasible ? Json(r.best.strategy.zero) : Json(); }, 2},
-      {"measured_days", "measured days", "", 1, [](R r) { return days(r.measured_training_time); }, 3},
-      {"predicted_days", "predicted days", "", 1, [](R r) { return days(r.predicted_training_time); }, 3},
+      {"measured_days", "measured days", "", 1,
+       [](R r) { return detail::days_cell(r.measured_training_time); }, 3},
+      {"predicted_days", "predicted days", "", 1,
+       [](R r) { return detail::days_cell(r.predicted_training_time); }, 3},
   };
 }
 
 }  // namespace
 
 Table validation_table(const ValidationSummary& summary, const std::string& source) {
-  Table table = make_table(run_fields(), summary.rows);
+  Table table = make_table(validation_run_fields(), summary.rows);
   table.title = "predicted vs published: " + source;
   table.notes.push_back("|error|: median " + format_number(100 * summary.median_abs_error, 3) + "%, mean " +
                         format_number(100 * summary.mean_abs_error, 3) + "%, max " +
@@ -62,7 +61,7 @@ Table validation_table(const ValidationSummary& summary, const std::string& sour
 
 Json validation_json(const ValidationSummary& summary) {
   Json document = Json::object();
-  document.set("runs", table_json(make_table(run_fields(), summary.rows)))
+  document.set("runs", table_json(make_table(validation_run_fields(), summary.rows)))
       .set("median_abs_error", summary.median_abs_error)
       .set("mean_abs_error", summary.mean_abs_error)
       .set("max_abs_error", summary.max_abs_error);
