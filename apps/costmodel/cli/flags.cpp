@@ -145,7 +145,7 @@ TrainingArgs read_training_args(const po::variables_map& values, const Context& 
     const auto text = string_option(values, flag);
     if (!text) continue;
     try {
-      set_training_field(args.training, field.key, *text);
+      field.set(args.training, *text);
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::kInternal) throw;
       throw flag_error(context, "--" + flag, e);

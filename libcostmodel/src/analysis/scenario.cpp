@@ -10,81 +10,12 @@
 
 namespace costmodel {
 
-const std::vector<std::string>& scenario_column_keys() {
-  static const std::vector<std::string> kKeys = {"split",
-                                                 "gpus",
-                                                 "tp",
-                                                 "pp",
-                                                 "dp",
-                                                 "cp",
-                                                 "ep",
-                                                 "vpp",
-                                                 "micro_batch",
-                                                 "global_batch",
-                                                 "recompute",
-                                                 "zero",
-                                                 "topology",
-                                                 "fits_memory",
-                                                 "step_time_s",
-                                                 "tokens_per_s",
-                                                 "model_tflops_per_gpu",
-                                                 "hardware_tflops_per_gpu",
-                                                 "mfu",
-                                                 "memory_per_gpu_bytes",
-                                                 "comm_share",
-                                                 "compute_s",
-                                                 "tp_comm_s",
-                                                 "ep_comm_s",
-                                                 "pp_bubble_s",
-                                                 "dp_comm_s",
-                                                 "dp_comm_exposed_s",
-                                                 "optimizer_s",
-                                                 "training_days",
-                                                 "ideal_days",
-                                                 "goodput",
-                                                 "interruptions",
-                                                 "cluster_mtbf_s",
-                                                 "checkpoint_time_s",
-                                                 "checkpoint_interval_s",
-                                                 "cost_usd",
-                                                 "rental_cost_usd",
-                                                 "tco_usd",
-                                                 "capex_usd",
-                                                 "gpu_capex_usd",
-                                                 "gpu",
-                                                 "scale_up",
-                                                 "library",
-                                                 "scale_up_capex_usd",
-                                                 "scale_up_power_w",
-                                                 "energy_kwh",
-                                                 "energy_usd",
-                                                 "switches",
-                                                 "transceivers",
-                                                 "diameter",
-                                                 "network_cost_usd",
-                                                 "network_power_w",
-                                                 "power_w",
-                                                 "speedup",
-                                                 "cost_delta",
-                                                 "switches_delta",
-                                                 "network_cost_delta_usd",
-                                                 "network_power_delta_w",
-                                                 "power_delta_w",
-                                                 "evaluated",
-                                                 "feasible"};
-  return kKeys;
-}
-
 const std::vector<std::string>& scenario_default_columns() {
   static const std::vector<std::string> kColumns = {
       "split",      "micro_batch",   "recompute", "topology", "step_time_s",     "mfu",
       "comm_share", "training_days", "cost_usd",  "switches", "network_power_w", "speedup",
       "cost_delta", "switches_delta"};
   return kColumns;
-}
-
-bool is_numeric_scenario_column(const std::string& key) {
-  return key != "split" && key != "recompute" && key != "topology" && key != "note" && key != "fits_memory";
 }
 
 ScenarioResult run_scenario(const Scenario& scenario, const ScenarioProgress& progress) {

@@ -445,7 +445,7 @@ TrainingSpec read_training(Map& map) {
     const YAML::Node node = map.optional(key);
     const std::string text = as_string(map.file(), node, map.field(key));
     try {
-      set_training_field(spec, field.key, text);
+      field.set(spec, text);
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::kInternal) throw;
       throw Error(location_of(map.file(), node), map.field(key), e.message(), e.hint());

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "cells.hpp"
 #include "costmodel/error.hpp"
 #include "costmodel/report/configuration.hpp"
 #include "costmodel/report/plan.hpp"
@@ -50,14 +51,6 @@ double exposed_comm(const StepEstimate& e) {
 
 double case_cost(const StepEstimate& e) {
   return score(e).cost.value;
-}
-
-Json optional_usd(const std::optional<Usd>& value) {
-  return value ? Json(value->value) : Json();
-}
-
-Json optional_days(const std::optional<Seconds>& time) {
-  return time ? Json(time->value / kSecondsPerDay) : Json();
 }
 
 Json delta(const RowView& v, double (*value)(const RowView&, bool)) {
@@ -115,9 +108,9 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
       {"optimizer_s", "optimizer", "s", 1,
        [](const RowView& v) { return Json(v.estimate.breakdown.optimizer.value); }},
       {"training_days", "days", "", 1,
-       [](const RowView& v) { return optional_days(v.estimate.training_time); }},
+       [](const RowView& v) { return detail::days_cell(v.estimate.training_time); }},
       {"ideal_days", "ideal days", "", 1,
-       [](const RowView& v) { return optional_days(v.estimate.ideal_time); }},
+       [](const RowView& v) { return detail::days_cell(v.estimate.ideal_time); }},
       {"goodput", "goodput", "%", 0.01, [](const RowView& v) { return Json(v.estimate.goodput.fraction); },
        3},
       {"interruptions", "interruptions", "", 1,
@@ -134,10 +127,10 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
          const double t = v.estimate.goodput.checkpoint_interval.value;
          return std::isfinite(t) ? Json(t) : Json();
        }},
-      {"cost_usd", "cost", "M$", 1e6, [](const RowView& v) { return optional_usd(v.estimate.cost()); }},
+      {"cost_usd", "cost", "M$", 1e6, [](const RowView& v) { return detail::usd_cell(v.estimate.cost()); }},
       {"rental_cost_usd", "rental", "M$", 1e6,
-       [](const RowView& v) { return optional_usd(v.estimate.rental_cost); }},
-      {"tco_usd", "TCO", "M$", 1e6, [](const RowView& v) { return optional_usd(v.estimate.tco); }},
+       [](const RowView& v) { return detail::usd_cell(v.estimate.rental_cost); }},
+      {"tco_usd", "TCO", "M$", 1e6, [](const RowView& v) { return detail::usd_cell(v.estimate.tco); }},
       {"capex_usd", "capex", "M$", 1e6, [](const RowView& v) { return Json(v.estimate.capex.value); }},
       {"gpu_capex_usd", "GPU capex", "M$", 1e6,
        [](const RowView& v) { return Json(v.estimate.gpu_capex.value); }},
@@ -159,7 +152,7 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
          return v.estimate.energy ? Json(v.estimate.energy->value / kJoulesPerKwh) : Json();
        }},
       {"energy_usd", "energy cost", "M$", 1e6,
-       [](const RowView& v) { return optional_usd(v.estimate.energy_cost); }},
+       [](const RowView& v) { return detail::usd_cell(v.estimate.energy_cost); }},
       {"switches", "switches", "", 1, [](const RowView& v) { return Json(v.estimate.switches); }, 6},
       {"transceivers", "optics", "", 1, [](const RowView& v) { return Json(v.row.transceivers); }, 6},
       {"diameter", "diameter", "", 1, [](const RowView& v) { return Json(v.row.diameter); }, 3},
@@ -211,6 +204,12 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
   return kColumns;
 }
 
+/// Columns whose cells are text (or yes/no), which a plot cannot take as y.
+bool is_text_column(const std::string& key) {
+  return key == "split" || key == "recompute" || key == "topology" || key == "fits_memory" || key == "gpu" ||
+         key == "scale_up" || key == "library" || key == "note";
+}
+
 const ColumnOf<RowView>& column(const std::string& key) {
   for (const auto& c : column_defs()) {
     if (c.key == key) return c;
@@ -247,6 +246,21 @@ bool is_number(const std::string& text) {
 }
 
 }  // namespace
+
+// The scenario's report.columns keys are the column definitions' own keys: one list, so that a column cannot
+// be printed yet refused by the reader (etp was).
+const std::vector<std::string>& scenario_column_keys() {
+  static const std::vector<std::string> kKeys = [] {
+    std::vector<std::string> keys;
+    for (const auto& c : column_defs()) keys.push_back(c.key);
+    return keys;
+  }();
+  return kKeys;
+}
+
+bool is_numeric_scenario_column(const std::string& key) {
+  return !is_text_column(key);
+}
 
 Table scenario_table(const Scenario& scenario, const ScenarioResult& result) {
   const auto& keys = scenario.columns.empty() ? scenario_default_columns() : scenario.columns;

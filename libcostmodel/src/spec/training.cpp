@@ -93,218 +93,217 @@ Algorithm algorithm(std::string_view text) {
 
 const std::vector<TrainingField>& training_fields() {
   static const std::vector<TrainingField> kFields = {
-      {"global_batch", "global-batch", "sequences per step [about 4M tokens]"},
-      {"seq_len", "seq-len", "sequence length [the model's]"},
-      {"micro_batch", "micro-batch", "sequences per micro-batch"},
-      {"recompute", "recompute", "activation recompute: none|selective|full"},
+      {"global_batch", "global-batch", "sequences per step [about 4M tokens]", false,
+       [](TrainingSpec& spec, std::string_view text) { spec.global_batch = integer(text, 1); }},
+      {"seq_len", "seq-len", "sequence length [the model's]", false,
+       [](TrainingSpec& spec, std::string_view text) { spec.seq_len = integer(text, 1); }},
+      {"micro_batch", "micro-batch", "sequences per micro-batch", false,
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.micro_batch = integer(text, 1); }},
+      {"recompute", "recompute", "activation recompute: none|selective|full", false,
+       [](TrainingSpec& spec, std::string_view text) {
+         spec.pins.recompute = parse_recompute(text);
+         if (!spec.pins.recompute) {
+           fail_choice("expected none, selective or full, got " + quoted(text), text,
+                       {"none", "selective", "full"});
+         }
+         if (spec.pins.recompute_layers && *spec.pins.recompute != Recompute::kFull)
+           throw Error("recompute " + quoted(text) + " does not go with recompute_layers, which needs full");
+       }},
       {"recompute_layers", "recompute-layers",
        "with full recompute, the layers of each model chunk recomputed, the rest keeping their activations "
        "(Megatron-LM --recompute-method block --recompute-num-layers) [every layer; plan: the fewest that "
-       "fit]"},
-      {"zero", "zero", "ZeRO stage 0|1|2|3 (1 = distributed optimizer)"},
-      {"dtype", "dtype", "compute dtype: bf16|fp16|fp8 [bf16]"},
+       "fit]",
+       false,
+       [](TrainingSpec& spec, std::string_view text) {
+         spec.pins.recompute_layers = integer(text, 1);
+         if (spec.pins.recompute && *spec.pins.recompute != Recompute::kFull)
+           throw Error("recompute_layers needs full recompute, but recompute is " +
+                       std::string(to_string(*spec.pins.recompute)));
+       }},
+      {"zero", "zero", "ZeRO stage 0|1|2|3 (1 = distributed optimizer)", false,
+       [](TrainingSpec& spec, std::string_view text) {
+         const int zero = integer(text, 0);
+         if (zero > 3) throw Error("expected 0, 1, 2 or 3, got " + std::to_string(zero));
+         spec.pins.zero = zero;
+       }},
+      {"dtype", "dtype", "compute dtype: bf16|fp16|fp8 [bf16]", false,
+       [](TrainingSpec& spec, std::string_view text) {
+         const auto dtype = parse_dtype(text);
+         if (!dtype || (*dtype != Dtype::kBf16 && *dtype != Dtype::kFp16 && *dtype != Dtype::kFp8)) {
+           fail_choice("expected bf16, fp16 or fp8, got " + quoted(text), text, {"bf16", "fp16", "fp8"});
+         }
+         spec.dtype = *dtype;
+       }},
       {"grad_reduce_dtype", "grad-reduce-dtype",
-       "main gradients and their reduction: fp32|bf16 [fp32, Megatron-LM's default; fp16 training: fp16]"},
+       "main gradients and their reduction: fp32|bf16 [fp32, Megatron-LM's default; fp16 training: fp16]",
+       false,
+       [](TrainingSpec& spec, std::string_view text) {
+         if (text != "fp32" && text != "bf16")
+           fail_choice("expected fp32 or bf16, got " + quoted(text), text, {"fp32", "bf16"});
+         spec.bf16_gradients = text == "bf16";
+       }},
       {"fp8_params", "fp8-params",
        "under --dtype fp8, keep the weights in FP8 only and all-gather them in FP8 (Megatron-LM "
        "--fp8-param-gather, NeMo/Megatron-Bridge fp8_param_gather); off: bf16 weights plus their FP8 copies: "
-       "on|off [on, as NVIDIA's FP8 recipes]"},
-      {"tokens", "tokens", "training tokens, for days and cost (300e9, 300B, 1.5T)"},
-      {"compression", "compression", "DP gradient compression: none|fp16|int8|topk:FRACTION [none]"},
-      {"overlap", "overlap", "overlap DP communication with backward: on|off"},
-      {"sequence_parallel", "sequence-parallel", "TP as reduce-scatter/all-gather: on|off"},
-      {"attention", "attention", "attention kernel: flash|standard [flash]"},
+       "on|off [on, as NVIDIA's FP8 recipes]",
+       false, [](TrainingSpec& spec, std::string_view text) { spec.fp8_params = on_off(text); }},
+      {"tokens", "tokens", "training tokens, for days and cost (300e9, 300B, 1.5T)", false,
+       [](TrainingSpec& spec, std::string_view text) { spec.tokens = parse_token_count(text); }},
+      {"compression", "compression", "DP gradient compression: none|fp16|int8|topk:FRACTION [none]", false,
+       [](TrainingSpec& spec, std::string_view text) { spec.compression = parse_compression(text); }},
+      {"overlap", "overlap", "overlap DP communication with backward: on|off", false,
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.overlap = on_off(text); }},
+      {"sequence_parallel", "sequence-parallel", "TP as reduce-scatter/all-gather: on|off", false,
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.sequence_parallel = on_off(text); }},
+      {"attention", "attention", "attention kernel: flash|standard [flash]", false,
+       [](TrainingSpec& spec, std::string_view text) {
+         if (text != "flash" && text != "standard") {
+           fail_choice("expected flash or standard, got " + quoted(text), text, {"flash", "standard"});
+         }
+         spec.flash_attention = text == "flash";
+       }},
       {"attention_dtype", "attention-dtype",
-       "attention core precision under --dtype fp8: bf16|fp8 [bf16, as Megatron-LM and Transformer Engine]"},
+       "attention core precision under --dtype fp8: bf16|fp8 [bf16, as Megatron-LM and Transformer Engine]",
+       false,
+       [](TrainingSpec& spec, std::string_view text) {
+         const auto dtype = parse_dtype(text);
+         if (!dtype || (*dtype != Dtype::kBf16 && *dtype != Dtype::kFp8)) {
+           fail_choice("expected bf16 or fp8, got " + quoted(text), text, {"bf16", "fp8"});
+         }
+         spec.attention_dtype = *dtype;
+       }},
       {"moe_capacity_factor", "moe-capacity-factor",
-       "tokens of the busiest expert relative to balanced routing (Megatron-LM's capacity factor) [1]"},
+       "tokens of the busiest expert relative to balanced routing (Megatron-LM's capacity factor) [1]", false,
+       [](TrainingSpec& spec, std::string_view text) {
+         double factor = -1.0;
+         try {
+           factor = parse_number(text);
+         } catch (const Error&) {
+           factor = -1.0;
+         }
+         if (!(factor > 0.0) || factor > 64.0) {
+           throw Error("expected a positive number (at most 64), got " + quoted(text));
+         }
+         spec.moe_capacity_factor = factor;
+       }},
       {"tp_comm_overlap", "tp-comm-overlap",
        "overlap the sequence-parallel all-gathers and reduce-scatters with their GEMMs (Megatron-LM "
        "--tp-comm-overlap, NeMo ub_tp_comm_overlap; TP inside one scale-up domain): on|off [on, as NVIDIA's "
-       "published Megatron-LM and NeMo runs]"},
+       "published Megatron-LM and NeMo runs]",
+       false, [](TrainingSpec& spec, std::string_view text) { spec.tp_comm_overlap = on_off(text); }},
       {"grad_accumulation_fusion", "grad-accumulation-fusion",
        "accumulate weight gradients into the main gradients inside the weight-gradient GEMM (Megatron-LM "
        "--gradient-accumulation-fusion); off: a separate main_grad += grad pass per micro-batch, as "
-       "Megatron-LM before it and DeepSpeed: on|off [on]"},
+       "Megatron-LM before it and DeepSpeed: on|off [on]",
+       false,
+       [](TrainingSpec& spec, std::string_view text) { spec.grad_accumulation_fusion = on_off(text); }},
       {"ep_comm_overlap", "ep-comm-overlap",
        "overlap the expert dispatch and combine all-to-alls with another micro-batch's compute "
        "(Megatron-Core "
-       "--overlap-moe-expert-parallel-comm; one stage or interleaved stages): on|off [off]"},
+       "--overlap-moe-expert-parallel-comm; one stage or interleaved stages): on|off [off]",
+       false, [](TrainingSpec& spec, std::string_view text) { spec.ep_comm_overlap = on_off(text); }},
       {"pp_comm_overlap", "pp-comm-overlap",
        "with interleaved stages (vpp > 1), overlap the pipeline send/recv with compute (Megatron-LM "
-       "--overlap-p2p-communication); off: blocking, as 1F1B always is: on|off [on]"},
+       "--overlap-p2p-communication); off: blocking, as 1F1B always is: on|off [on]",
+       false, [](TrainingSpec& spec, std::string_view text) { spec.pp_comm_overlap = on_off(text); }},
       {"zero3_gather", "zero3-gather",
        "ZeRO-3's per-parameter collectives: flat (one tensor: DeepSpeed since 2022, FSDP) or list "
-       "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]"},
+       "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]",
+       false,
+       [](TrainingSpec& spec, std::string_view text) {
+         if (text != "flat" && text != "list")
+           fail_choice("expected flat or list, got " + quoted(text), text, {"flat", "list"});
+         spec.zero3_gather = text == "list" ? Zero3Gather::kList : Zero3Gather::kFlat;
+       }},
       {"dp_algorithm", "dp-algo",
-       "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|pat|auto [auto]"},
-      {"tp_algorithm", "tp-algo", "TP collective algorithm [auto]"},
-      {"cost_basis", "cost-basis",
-       "what cost means in tables and --rank-by cost: owned (TCO)|rental [owned]"},
-      {"amortization_years", "amortization-years", "years over which capex is amortised, for TCO [4]"},
+       "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|pat|auto [auto]", false,
+       [](TrainingSpec& spec, std::string_view text) { spec.dp_algorithm = algorithm(text); }},
+      {"tp_algorithm", "tp-algo", "TP collective algorithm [auto]", false,
+       [](TrainingSpec& spec, std::string_view text) { spec.tp_algorithm = algorithm(text); }},
+      {"cost_basis", "cost-basis", "what cost means in tables and --rank-by cost: owned (TCO)|rental [owned]",
+       false,
+       [](TrainingSpec& spec, std::string_view text) {
+         const auto basis = parse_cost_basis(text);
+         if (!basis) fail_choice("expected owned or rental, got " + quoted(text), text, {"owned", "rental"});
+         spec.economics.cost_basis = *basis;
+       }},
+      {"amortization_years", "amortization-years", "years over which capex is amortised, for TCO [4]", false,
+       [](TrainingSpec& spec, std::string_view text) {
+         spec.economics.amortization_years = positive(text, "a positive number of years, e.g. 4");
+       }},
       {"electricity", "electricity",
-       "electricity price, for TCO (0.08USD/kWh; a bare number is USD/kWh) [0.08]"},
-      {"pue", "pue", "data-centre power usage effectiveness, >= 1 [1.3]"},
+       "electricity price, for TCO (0.08USD/kWh; a bare number is USD/kWh) [0.08]", false,
+       [](TrainingSpec& spec, std::string_view text) { spec.economics.electricity = energy_price(text); }},
+      {"pue", "pue", "data-centre power usage effectiveness, >= 1 [1.3]", false,
+       [](TrainingSpec& spec, std::string_view text) {
+         const double pue = positive(text, "a ratio >= 1, e.g. 1.3");
+         if (pue < 1.0) throw Error("expected a ratio >= 1 (facility power / IT power), got " + quoted(text));
+         spec.economics.pue = pue;
+       }},
       {"gpu_mtbf", "gpu-mtbf",
-       "mean time between interruptions per GPU (e.g. 50000h), or off [Llama 3: 2112d]"},
+       "mean time between interruptions per GPU (e.g. 50000h), or off [Llama 3: 2112d]", false,
+       [](TrainingSpec& spec, std::string_view text) {
+         spec.reliability.gpu_mtbf = text == "off" || text == "none"
+                                         ? Seconds(std::numeric_limits<double>::infinity())
+                                         : positive_time(text);
+       }},
       {"checkpoint_bandwidth", "checkpoint-bandwidth",
-       "checkpoint write bandwidth per node, e.g. 1GB/s [Llama 3: 0.98GB/s]"},
-      {"restart_time", "restart-time", "time lost per interruption besides the lost work [10min]"},
+       "checkpoint write bandwidth per node, e.g. 1GB/s [Llama 3: 0.98GB/s]", false,
+       [](TrainingSpec& spec, std::string_view text) {
+         spec.reliability.checkpoint_bandwidth = parse_bandwidth(text);
+         if (!(spec.reliability.checkpoint_bandwidth.value > 0.0))
+           throw Error("expected a positive bandwidth, got " + quoted(text));
+       }},
+      {"restart_time", "restart-time", "time lost per interruption besides the lost work [10min]", false,
+       [](TrainingSpec& spec, std::string_view text) {
+         spec.reliability.restart_time = parse_seconds(text);
+       }},
       {"checkpoint_interval", "checkpoint-interval",
-       "training time between checkpoints, or auto (Young/Daly sqrt(2 C M)) [auto]"},
+       "training time between checkpoints, or auto (Young/Daly sqrt(2 C M)) [auto]", false,
+       [](TrainingSpec& spec, std::string_view text) {
+         spec.reliability.checkpoint_interval =
+             text == "auto" ? std::nullopt : std::optional<Seconds>(positive_time(text));
+       }},
       {"async_checkpoint", "async-checkpoint",
-       "asynchronous checkpoints (only the GPU->host copy blocks): on|off [off]"},
-      {"tp", "tp", "tensor-parallel degree", true},
-      {"pp", "pp", "pipeline-parallel degree", true},
-      {"dp", "dp", "data-parallel degree", true},
-      {"cp", "cp", "context-parallel degree", true},
-      {"ep", "ep", "expert-parallel degree (etp·ep divides tp·cp·dp)", true},
+       "asynchronous checkpoints (only the GPU->host copy blocks): on|off [off]", false,
+       [](TrainingSpec& spec, std::string_view text) { spec.reliability.async_checkpoint = on_off(text); }},
+      {"tp", "tp", "tensor-parallel degree", true,
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.tp = integer(text, 1); }},
+      {"pp", "pp", "pipeline-parallel degree", true,
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.pp = integer(text, 1); }},
+      {"dp", "dp", "data-parallel degree", true,
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.dp = integer(text, 1); }},
+      {"cp", "cp", "context-parallel degree", true,
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.cp = integer(text, 1); }},
+      {"ep", "ep", "expert-parallel degree (etp·ep divides tp·cp·dp)", true,
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.ep = integer(text, 1); }},
       {"etp", "etp",
        "expert tensor-parallel degree: 1 (each expert whole, ep may span TP ranks) or tp (Megatron-Core "
        "--expert-tensor-parallel-size) [tp; plan: both]",
-       true},
-      {"vpp", "vpp", "virtual pipeline stages per rank (interleaved 1F1B)", true},
+       true, [](TrainingSpec& spec, std::string_view text) { spec.pins.etp = integer(text, 1); }},
+      {"vpp", "vpp", "virtual pipeline stages per rank (interleaved 1F1B)", true,
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.vpp = integer(text, 1); }},
       {"first_stage_layers", "first-stage-layers",
        "layers on the first pipeline stage, the rest spread evenly (Megatron-LM "
        "--decoder-first-pipeline-num-layers) [even]",
-       true},
+       true,
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.first_stage_layers = integer(text, 1); }},
       {"last_stage_layers", "last-stage-layers",
-       "layers on the last pipeline stage (Megatron-LM --decoder-last-pipeline-num-layers) [even]", true},
+       "layers on the last pipeline stage (Megatron-LM --decoder-last-pipeline-num-layers) [even]", true,
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.last_stage_layers = integer(text, 1); }},
   };
   return kFields;
 }
 
-void set_training_field(TrainingSpec& spec, std::string_view key, std::string_view text) {
-  Pins& pins = spec.pins;
-  if (key == "global_batch") {
-    spec.global_batch = integer(text, 1);
-  } else if (key == "seq_len") {
-    spec.seq_len = integer(text, 1);
-  } else if (key == "micro_batch") {
-    pins.micro_batch = integer(text, 1);
-  } else if (key == "recompute") {
-    pins.recompute = parse_recompute(text);
-    if (!pins.recompute) {
-      fail_choice("expected none, selective or full, got " + quoted(text), text,
-                  {"none", "selective", "full"});
-    }
-    if (pins.recompute_layers && *pins.recompute != Recompute::kFull)
-      throw Error("recompute " + quoted(text) + " does not go with recompute_layers, which needs full");
-  } else if (key == "recompute_layers") {
-    pins.recompute_layers = integer(text, 1);
-    if (pins.recompute && *pins.recompute != Recompute::kFull)
-      throw Error("recompute_layers needs full recompute, but recompute is " +
-                  std::string(to_string(*pins.recompute)));
-  } else if (key == "zero") {
-    const int zero = integer(text, 0);
-    if (zero > 3) throw Error("expected 0, 1, 2 or 3, got " + std::to_string(zero));
-    pins.zero = zero;
-  } else if (key == "dtype") {
-    const auto dtype = parse_dtype(text);
-    if (!dtype || (*dtype != Dtype::kBf16 && *dtype != Dtype::kFp16 && *dtype != Dtype::kFp8)) {
-      fail_choice("expected bf16, fp16 or fp8, got " + quoted(text), text, {"bf16", "fp16", "fp8"});
-    }
-    spec.dtype = *dtype;
-  } else if (key == "grad_reduce_dtype") {
-    if (text != "fp32" && text != "bf16")
-      fail_choice("expected fp32 or bf16, got " + quoted(text), text, {"fp32", "bf16"});
-    spec.bf16_gradients = text == "bf16";
-  } else if (key == "fp8_params") {
-    spec.fp8_params = on_off(text);
-  } else if (key == "tokens") {
-    spec.tokens = parse_token_count(text);
-  } else if (key == "compression") {
-    spec.compression = parse_compression(text);
-  } else if (key == "overlap") {
-    pins.overlap = on_off(text);
-  } else if (key == "sequence_parallel") {
-    pins.sequence_parallel = on_off(text);
-  } else if (key == "attention") {
-    if (text != "flash" && text != "standard") {
-      fail_choice("expected flash or standard, got " + quoted(text), text, {"flash", "standard"});
-    }
-    spec.flash_attention = text == "flash";
-  } else if (key == "attention_dtype") {
-    const auto dtype = parse_dtype(text);
-    if (!dtype || (*dtype != Dtype::kBf16 && *dtype != Dtype::kFp8)) {
-      fail_choice("expected bf16 or fp8, got " + quoted(text), text, {"bf16", "fp8"});
-    }
-    spec.attention_dtype = *dtype;
-  } else if (key == "moe_capacity_factor") {
-    double factor = -1.0;
-    try {
-      factor = parse_number(text);
-    } catch (const Error&) {
-      factor = -1.0;
-    }
-    if (!(factor > 0.0) || factor > 64.0) {
-      throw Error("expected a positive number (at most 64), got " + quoted(text));
-    }
-    spec.moe_capacity_factor = factor;
-  } else if (key == "tp_comm_overlap") {
-    spec.tp_comm_overlap = on_off(text);
-  } else if (key == "grad_accumulation_fusion") {
-    spec.grad_accumulation_fusion = on_off(text);
-  } else if (key == "ep_comm_overlap") {
-    spec.ep_comm_overlap = on_off(text);
-  } else if (key == "pp_comm_overlap") {
-    spec.pp_comm_overlap = on_off(text);
-  } else if (key == "zero3_gather") {
-    if (text != "flat" && text != "list")
-      fail_choice("expected flat or list, got " + quoted(text), text, {"flat", "list"});
-    spec.zero3_gather = text == "list" ? Zero3Gather::kList : Zero3Gather::kFlat;
-  } else if (key == "dp_algorithm") {
-    spec.dp_algorithm = algorithm(text);
-  } else if (key == "tp_algorithm") {
-    spec.tp_algorithm = algorithm(text);
-  } else if (key == "cost_basis") {
-    const auto basis = parse_cost_basis(text);
-    if (!basis) fail_choice("expected owned or rental, got " + quoted(text), text, {"owned", "rental"});
-    spec.economics.cost_basis = *basis;
-  } else if (key == "amortization_years") {
-    spec.economics.amortization_years = positive(text, "a positive number of years, e.g. 4");
-  } else if (key == "electricity") {
-    spec.economics.electricity = energy_price(text);
-  } else if (key == "pue") {
-    const double pue = positive(text, "a ratio >= 1, e.g. 1.3");
-    if (pue < 1.0) throw Error("expected a ratio >= 1 (facility power / IT power), got " + quoted(text));
-    spec.economics.pue = pue;
-  } else if (key == "gpu_mtbf") {
-    spec.reliability.gpu_mtbf = text == "off" || text == "none"
-                                    ? Seconds(std::numeric_limits<double>::infinity())
-                                    : positive_time(text);
-  } else if (key == "checkpoint_bandwidth") {
-    spec.reliability.checkpoint_bandwidth = parse_bandwidth(text);
-    if (!(spec.reliability.checkpoint_bandwidth.value > 0.0))
-      throw Error("expected a positive bandwidth, got " + quoted(text));
-  } else if (key == "restart_time") {
-    spec.reliability.restart_time = parse_seconds(text);
-  } else if (key == "checkpoint_interval") {
-    spec.reliability.checkpoint_interval =
-        text == "auto" ? std::nullopt : std::optional<Seconds>(positive_time(text));
-  } else if (key == "async_checkpoint") {
-    spec.reliability.async_checkpoint = on_off(text);
-  } else if (key == "tp") {
-    pins.tp = integer(text, 1);
-  } else if (key == "pp") {
-    pins.pp = integer(text, 1);
-  } else if (key == "dp") {
-    pins.dp = integer(text, 1);
-  } else if (key == "cp") {
-    pins.cp = integer(text, 1);
-  } else if (key == "ep") {
-    pins.ep = integer(text, 1);
-  } else if (key == "etp") {
-    pins.etp = integer(text, 1);
-  } else if (key == "vpp") {
-    pins.vpp = integer(text, 1);
-  } else if (key == "first_stage_layers") {
-    pins.first_stage_layers = integer(text, 1);
-  } else if (key == "last_stage_layers") {
-    pins.last_stage_layers = integer(text, 1);
-  } else {
-    throw Error("unknown training field '" + std::string(key) + "'", ErrorKind::kInternal);
+const TrainingField& training_field(std::string_view key) {
+  for (const TrainingField& field : training_fields()) {
+    if (field.key == key) return field;
   }
+  throw Error("unknown training field '" + std::string(key) + "'", ErrorKind::kInternal);
+}
+
+void set_training_field(TrainingSpec& spec, std::string_view key, std::string_view text) {
+  training_field(key).set(spec, text);
 }
 
 ModelSpec with_sequence_length(ModelSpec model, const TrainingSpec& spec) {

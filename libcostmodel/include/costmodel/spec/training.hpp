@@ -59,17 +59,24 @@ struct TrainingSpec {
   ReliabilitySpec reliability;                ///< interruptions, checkpoints and restarts (goodput)
 };
 
-/// One field of TrainingSpec as every input spells it: `key` in YAML (runs files, scenarios' training.*),
-/// `flag` on the command line (without the leading --).
+/// One knob of TrainingSpec, declared once: `key` in YAML (runs files, scenarios' training.*), `flag` on the
+/// command line (without the leading --), its help, and `set`, the one reader of its text (values, range and
+/// errors). The CLI's flags and help, the runs and scenario readers and the scenario's training.* paths all
+/// read this declaration; adding a knob is its field in TrainingSpec (or Pins) and one entry here.
 struct TrainingField {
   std::string_view key;   ///< "global_batch"
   std::string_view flag;  ///< "global-batch"
   std::string_view help;  ///< one line for --help: what it is, its values, its default
   bool pin = false;       ///< a parallel degree (tp, pp, dp, cp, ep, vpp): only commands that take a split
+  /// Sets the knob of `spec` from its text; throws Error (kInput, no location) with the accepted values.
+  void (*set)(TrainingSpec& spec, std::string_view text) = nullptr;
 };
 
 /// Every field, in the order --help lists them.
 [[nodiscard]] const std::vector<TrainingField>& training_fields();
+
+/// The field whose key is `key`; an unknown key is an internal error.
+[[nodiscard]] const TrainingField& training_field(std::string_view key);
 
 /// Sets `key` (a TrainingField::key) of `spec` from its text: integers, on|off (or true|false), names and
 /// token counts ("300B", "1.5T", "300e9") as every input writes them. Throws Error (kInput, no location:
