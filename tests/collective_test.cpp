@@ -7,37 +7,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <new>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "costmodel/error.hpp"
 #include "costmodel/network/collective.hpp"
-
-// Counts heap allocations, to show that one evaluation allocates nothing.
-namespace {
-int g_allocations = 0;
-}  // namespace
-
-void* operator new(std::size_t size) {
-  ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-// The replacement pair is malloc/free; GCC cannot see that new and delete were both replaced.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 namespace costmodel {
 namespace {
@@ -783,7 +757,7 @@ namespace costmodel {
 TEST_CASE("one evaluation allocates nothing, from a path, a prepared table or the cluster") {
   const ClusterSpec cl = with_sharp(dgx_h100(1024, TopologyKind::kRailOptimized));
   const LinkPath path = link_path(cl, Communicator{1024, 1, 1});
-  const int before = g_allocations;
+  const long before = test::allocations();
   double total = 0.0;
   const CollectivePath prepared = collective_path(path);
   for (Algorithm a : {Algorithm::kRing, Algorithm::kDoubleBinaryTree, Algorithm::kInNetwork,
@@ -794,10 +768,10 @@ TEST_CASE("one evaluation allocates nothing, from a path, a prepared table or th
   }
   total += collective_cost(Collective::kAllToAll, Algorithm::kAuto, Bytes(1e6), 64, 1, cl).time.value;
   total += link_path(cl, Communicator{128, 8, 8}).scale_out.bandwidth.value;
-  CHECK(g_allocations == before);
+  CHECK(test::allocations() == before);
   CHECK(total > 0.0);
   const std::vector<double> witness(16, total);  // the counter does see allocations
-  CHECK(g_allocations > before);
+  CHECK(test::allocations() > before);
 }
 
 }  // namespace costmodel

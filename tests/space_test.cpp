@@ -3,31 +3,12 @@
 
 #include <doctest/doctest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <set>
 #include <tuple>
 
+#include "allocation_counter.hpp"
 #include "costmodel/error.hpp"
 #include "costmodel/search/space.hpp"
-
-// Counts heap allocations so that the inner loop can be shown to allocate nothing.
-namespace {
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-void* operator new(std::size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
 
 namespace costmodel {
 namespace {
@@ -236,11 +217,11 @@ TEST_CASE("candidates are distinct and the inner loop allocates nothing") {
   CHECK(static_cast<std::int64_t>(seen.size()) == n);
   CHECK(n == space.count());
 
-  const long before = g_allocations.load();
+  const long before = test::allocations();
   std::int64_t visited = 0;
   for (const auto& split : space.splits())
     space.for_each_candidate(split, [&](const Strategy&) { ++visited; });
-  CHECK(g_allocations.load() == before);
+  CHECK(test::allocations() == before);
   CHECK(visited == n);
 }
 

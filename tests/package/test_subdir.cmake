@@ -5,7 +5,10 @@ include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
 
 file(REMOVE_RECURSE "${WORK_DIR}")
 run("configure the add_subdirectory consumer" ${CMAKE_COMMAND} -S "${CMAKE_CURRENT_LIST_DIR}/subdir"
-    -B "${WORK_DIR}" ${NESTED_CONFIGURE_ARGS} "-DCOSTMODEL_SOURCE_DIR=${COSTMODEL_SOURCE_DIR}")
+    -B "${WORK_DIR}" ${NESTED_CONFIGURE_ARGS} "-DCOSTMODEL_SOURCE_DIR=${COSTMODEL_SOURCE_DIR}"
+    # The library as unity sources: the whole source tree compiles here, and this also checks that the unity
+    # build (make test's) still compiles for a consumer.
+    -DCOSTMODEL_UNITY=ON)
 run("build the add_subdirectory consumer" ${CMAKE_COMMAND} --build "${WORK_DIR}" ${NESTED_BUILD_ARGS})
 file(GLOB_RECURSE consumer "${WORK_DIR}/procurement" "${WORK_DIR}/procurement.exe")
 if(NOT consumer)
