@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "costmodel/spec/training.hpp"
 
 namespace {
 
@@ -172,9 +173,13 @@ TEST_CASE("catalog: every catalog's fields") {
       "name,layers,hidden,heads,kv_heads,ffn_hidden,ffn,vocab,seq_len,tied_embeddings,bias,norm,position,"
       "dropout,moe_experts,moe_top_k,moe_every,moe_expert_ffn_hidden,moe_shared_experts,parameters_total,"
       "parameters_active,source";
-  const std::pair<const char*, std::string> catalogs[] = {
-      {"gpus", gpus},         {"links", links},   {"switches", switches},
-      {"scale-up", scale_up}, {"models", models}, {"topologies", "name,description"}};
+  const std::pair<const char*, std::string> catalogs[] = {{"gpus", gpus},
+                                                          {"links", links},
+                                                          {"switches", switches},
+                                                          {"scale-up", scale_up},
+                                                          {"models", models},
+                                                          {"topologies", "name,description"},
+                                                          {"knobs", "key,flag,split,help"}};
   for (const auto& [name, keys] : catalogs) {
     CAPTURE(name);
     CHECK(csv_header({"catalog", name, "--format", "csv"}) == keys + ",schema_version");
@@ -237,4 +242,23 @@ TEST_CASE("validate, calibrate and scenario") {
         "transceivers,diameter,network_power_w,speedup,cost_delta,switches_delta,network_cost_delta_usd,"
         "network_power_delta_w,power_delta_w,baseline_row,note}\n" +
             configuration_at("rows[].configurations[]."));
+}
+
+// One declaration per knob (spec/training.hpp): every declared knob is a flag of the commands that take
+// [training] (the split knobs only where a split is given), and a row of `catalog knobs`, the docs'
+// reference.
+TEST_CASE("knobs: every declared knob is a flag in --help and a row of catalog knobs") {
+  const auto plan = run_cli({"plan", "--help"});
+  const auto scenario_free = run_cli({"validate", "--help"});
+  const auto knobs = run_cli({"catalog", "knobs", "--format", "csv"});
+  REQUIRE(plan.exit_code == 0);
+  REQUIRE(knobs.exit_code == 0);
+  for (const costmodel::TrainingField& field : costmodel::training_fields()) {
+    CAPTURE(field.key);
+    CHECK(plan.out.find("--" + std::string(field.flag) + " ") != std::string::npos);
+    CHECK(knobs.out.find("\n" + std::string(field.key) + ",--" + std::string(field.flag) + ",") !=
+          std::string::npos);
+  }
+  // validate takes no [training] flags: the declaration does not leak into every command.
+  CHECK(scenario_free.out.find("--global-batch") == std::string::npos);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `costmodel catalog [gpus|links|switches|scale-up|models|topologies]`: the catalogs with every number.
+// `costmodel catalog [gpus|links|switches|scale-up|models|topologies|knobs]`: the catalogs with every number.
 
 #include <algorithm>
 #include <string>
@@ -14,7 +14,7 @@ namespace costmodel::cli {
 
 int run_catalog(const std::vector<std::string>& args, const Context& context) {
   CommandParser parser(
-      context, "costmodel catalog [gpus|links|switches|scale-up|models|topologies] [options]",
+      context, "costmodel catalog [gpus|links|switches|scale-up|models|topologies|knobs] [options]",
       "Prints a catalog with every number: SI values under unit-suffixed keys in json/csv,\n"
       "readable units in table/markdown. Without a catalog name, lists each catalog's names.\n"
       "Catalogs are read from $COSTMODEL_DATA_DIR (data/*.yaml, models/*.yaml).");
@@ -30,8 +30,8 @@ int run_catalog(const std::vector<std::string>& args, const Context& context) {
     throw usage_error(context, "", "unknown catalog '" + *which + "'",
                       hint.empty() ? "expected one of " + join(names, ", ") : hint);
   }
-  // The topologies are the model's own: no catalog file needed.
-  const Catalog catalog = which == "topologies" ? Catalog{} : load_catalog();
+  // The topologies and the knobs are the model's own: no catalog file needed.
+  const Catalog catalog = which == "topologies" || which == "knobs" ? Catalog{} : load_catalog();
   emit(output, which ? catalog_table(*which, catalog) : catalog_summary_table(catalog));
   return 0;
 }

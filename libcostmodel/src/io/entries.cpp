@@ -437,9 +437,9 @@ ModelSpec read_model(Map& map, const std::string& default_name) {
   return m;
 }
 
-TrainingSpec read_training(Map& map) {
+TrainingSpec read_training(Map& map, const std::vector<TrainingField>& fields) {
   TrainingSpec spec;
-  for (const TrainingField& field : training_fields()) {
+  for (const TrainingField& field : fields) {
     const std::string key(field.key);
     if (!map.has(key)) continue;
     const YAML::Node node = map.optional(key);

@@ -27,9 +27,12 @@ namespace costmodel::yaml {
 /// fabric cannot build (a full mesh wider than its links, beyond max_domain) is an error at `domain`.
 [[nodiscard]] ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base, bool catalog_entry);
 
-/// A `training:` mapping (runs files, scenarios): every key of training_fields(), through the same
-/// set_training_field() as the command line's flags; errors at the value, unknown keys with a suggestion.
-[[nodiscard]] TrainingSpec read_training(Map& map);
+/// A `training:` mapping (runs files, scenarios): every key of `fields` (training_fields()), each through its
+/// declaration's reader, as the command line's flags; errors at the value, unknown keys with a suggestion.
+[[nodiscard]] TrainingSpec read_training(Map& map, const std::vector<TrainingField>& fields);
+[[nodiscard]] inline TrainingSpec read_training(Map& map) {
+  return read_training(map, training_fields());
+}
 
 /// A cluster (DESIGN.md §4); catalog names resolve against `catalog`, inline entries are read in place.
 [[nodiscard]] ClusterSpec read_cluster(Map& map, const Catalog& catalog);

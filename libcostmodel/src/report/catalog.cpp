@@ -9,6 +9,7 @@
 
 #include "costmodel/error.hpp"
 #include "costmodel/spec/cluster.hpp"
+#include "costmodel/spec/training.hpp"
 #include "costmodel/units.hpp"
 
 namespace costmodel {
@@ -260,6 +261,15 @@ std::vector<ColumnOf<TopologyKind>> topology_kind_fields() {
   };
 }
 
+std::vector<ColumnOf<TrainingField>> knob_fields() {
+  return {
+      {"key", "key", "", 1, [](const TrainingField& f) { return Json(std::string(f.key)); }},
+      {"flag", "flag", "", 1, [](const TrainingField& f) { return Json("--" + std::string(f.flag)); }},
+      {"split", "split", "", 1, [](const TrainingField& f) { return Json(f.pin); }},
+      {"help", "values [default]", "", 1, [](const TrainingField& f) { return Json(std::string(f.help)); }},
+  };
+}
+
 template <typename T>
 Json names_of(const std::vector<T>& entries) {
   Json names = Json::array();
@@ -267,21 +277,39 @@ Json names_of(const std::vector<T>& entries) {
   return names;
 }
 
+Json knob_names() {
+  Json names = Json::array();
+  for (const TrainingField& field : training_fields()) names.push_back(Json(std::string(field.key)));
+  return names;
+}
+
 }  // namespace
 
 const std::vector<std::string>& catalog_names() {
-  static const std::vector<std::string> kNames = {"gpus",     "links",  "switches",
-                                                  "scale-up", "models", "topologies"};
+  static const std::vector<std::string> kNames = {"gpus",   "links",      "switches", "scale-up",
+                                                  "models", "topologies", "knobs"};
   return kNames;
+}
+
+Table knobs_table(const std::vector<TrainingField>& fields) {
+  Table table = make_table(knob_fields(), fields);
+  table.notes = {
+      "key: in YAML (runs files, scenarios' training.*); flag: on the command line; split: a "
+      "parallel degree the planner chooses unless pinned"};
+  return table;
 }
 
 Table catalog_summary_table(const Catalog& catalog) {
   Json topologies = Json::array();
   for (const auto kind : all_topologies()) topologies.push_back(Json(std::string(to_string(kind))));
   const std::vector<std::pair<std::string, Json>> rows = {
-      {"gpus", names_of(catalog.gpus)},         {"links", names_of(catalog.links)},
-      {"switches", names_of(catalog.switches)}, {"scale-up", names_of(catalog.scale_ups)},
-      {"models", names_of(catalog.models)},     {"topologies", topologies},
+      {"gpus", names_of(catalog.gpus)},
+      {"links", names_of(catalog.links)},
+      {"switches", names_of(catalog.switches)},
+      {"scale-up", names_of(catalog.scale_ups)},
+      {"models", names_of(catalog.models)},
+      {"topologies", topologies},
+      {"knobs", knob_names()},
   };
   Table table;
   table.columns = {Column{"catalog", "catalog", ""}, Column{"count", "count", ""},
@@ -319,6 +347,7 @@ Table catalog_table(std::string_view which, const Catalog& catalog) {
     for (const auto& model : catalog.models) rows.push_back({model, count_parameters(model)});
     return make_table(model_fields(), rows);
   }
+  if (which == "knobs") return knobs_table(training_fields());
   if (which != "topologies") throw Error("unknown catalog '" + std::string(which) + "'");
   return make_table(topology_kind_fields(), all_topologies());
 }

@@ -9,15 +9,20 @@
 
 #include "costmodel/report/table.hpp"
 #include "costmodel/spec/catalog.hpp"
+#include "costmodel/spec/training.hpp"
 
 namespace costmodel {
 
-/// "gpus", "links", "switches", "models", "topologies".
+/// "gpus", "links", "switches", "scale-up", "models", "topologies", "knobs".
 [[nodiscard]] const std::vector<std::string>& catalog_names();
 
 /// One catalog (a name of catalog_names()) with every field of every entry; "topologies" needs no catalog.
 /// Throws Error (kInput) for an unknown name.
 [[nodiscard]] Table catalog_table(std::string_view which, const Catalog& catalog);
+
+/// The training knobs, one row per declaration (spec/training.hpp TrainingField): YAML key, flag, whether it
+/// is a split knob, and its help. `costmodel catalog knobs` prints training_fields().
+[[nodiscard]] Table knobs_table(const std::vector<TrainingField>& fields);
 
 /// Each catalog's entry names, one row per catalog.
 [[nodiscard]] Table catalog_summary_table(const Catalog& catalog);
