@@ -9,7 +9,8 @@ CMAKE_FLAGS ?=
 CLANG_FORMAT ?= clang-format
 CLANG_TIDY ?= clang-tidy
 
-.PHONY: all deps build plan test format format-check tidy tidy-check docs docs-check golden fuzz bench install clean
+.PHONY: all deps build plan test check-long tsan fuzz-short format format-check tidy tidy-check docs docs-check golden fuzz \
+  bench install clean
 
 all: build
 
@@ -37,17 +38,39 @@ SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print
 # -O1: what the AddressSanitizer documentation recommends for sanitized builds ("use -O1 or higher" for
 # reasonable performance), and about half the compile time of -O3 on CI's two cores.
 # The library compiles as unity sources (COSTMODEL_UNITY) and the doctest suites link into one executable;
-# clang-tidy reads the compile commands of a second, configure-only tree without unity sources
-# ($(TEST_BUILD)/tidy), since it checks each source file as itself.
-TEST_CONFIGURE = -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DCOSTMODEL_WERROR=ON \
-  -DCOSTMODEL_SANITIZE=$(SANITIZE) -DCMAKE_EXPORT_COMPILE_COMMANDS=ON $(CMAKE_FLAGS)
+# clang-tidy checks the library and the CLI through those unity sources (each header parsed and matched once
+# per batch, not once per file) and the tools and examples file by file.
 test: deps format-check
-	cmake -S . -B $(TEST_BUILD) $(TEST_CONFIGURE) -DCOSTMODEL_UNITY=ON
+	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
+	  -DCOSTMODEL_WERROR=ON -DCOSTMODEL_SANITIZE=$(SANITIZE) -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+	  -DCOSTMODEL_UNITY=ON $(CMAKE_FLAGS)
 	cmake --build $(TEST_BUILD) -j$(JOBS)
-	cmake -S . -B $(TEST_BUILD)/tidy $(TEST_CONFIGURE) -DCOSTMODEL_UNITY=OFF > /dev/null
-	$(MAKE) --no-print-directory tidy-check TIDY_DB=$(TEST_BUILD)/tidy
+	$(MAKE) --no-print-directory tidy-check BUILD=$(TEST_BUILD) \
+	  TIDY_SOURCES="$$(echo $(TEST_BUILD)/*/CMakeFiles/costmodel.dir/Unity/*.cxx \
+	    $(TEST_BUILD)/apps/*/CMakeFiles/costmodel_cli.dir/Unity/*.cxx) $(TIDY_OTHER_SOURCES)"
 	$(SANITIZER_ENV) $(MAKE) --no-print-directory docs-check BUILD=$(TEST_BUILD)
 	cd $(TEST_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -j$(JOBS)
+
+# The checks too long for make test's budget, which CI runs right after it (.ci/run): ThreadSanitizer over the
+# planner's threaded tests, and every libFuzzer harness over its seeds for FUZZ_SHORT_RUNS inputs.
+check-long: tsan fuzz-short
+
+# ThreadSanitizer (GCC's, libtsan2 comes with g++): the library and the threaded planner suite only.
+TSAN_BUILD ?= build-tsan
+TSAN_UNITS ?= planner_test
+tsan: deps
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
+	  -DCOSTMODEL_SANITIZE=thread -DCOSTMODEL_UNITY=ON -DCOSTMODEL_TEST_UNITS="$(TSAN_UNITS)" \
+	  -DCOSTMODEL_BUILD_APPS=OFF -DCOSTMODEL_BUILD_TOOLS=OFF -DCOSTMODEL_BUILD_BENCHMARKS=OFF \
+	  -DCOSTMODEL_BUILD_EXAMPLES=OFF -DCOSTMODEL_INSTALL=OFF $(CMAKE_FLAGS)
+	cmake --build $(TSAN_BUILD) -j$(JOBS) --target costmodel_tests
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --output-on-failure -LE package
+
+# A fixed seed and a fixed number of inputs per harness, so that the same tree fuzzes the same inputs on any
+# machine (a time budget would try more on a faster one): what CI runs cannot differ from what was run here.
+FUZZ_SHORT_RUNS ?= 20000
+fuzz-short:
+	$(MAKE) --no-print-directory fuzz FUZZ_LIMIT="-runs=$(FUZZ_SHORT_RUNS) -seed=1"
 
 # clang-format (Debian's clang-format package; .clang-format at the top) over every tracked *.cpp and *.hpp.
 CXX_SOURCES = $(shell git ls-files '*.cpp' '*.hpp')
@@ -60,14 +83,14 @@ format-check: deps
 
 # clang-tidy (.clang-tidy: bugprone, performance and a modernize subset, warnings as errors) over the library,
 # the CLI, the tools and the examples, with the compile commands of $(BUILD); `make test` runs it.
-TIDY_SOURCES = $(shell git ls-files 'libcostmodel/src/*.cpp' 'apps/*.cpp' 'tools/*.cpp' 'examples/*.cpp')
+TIDY_OTHER_SOURCES = $(shell git ls-files 'tools/*.cpp' 'examples/*.cpp')
+TIDY_SOURCES = $(shell git ls-files 'libcostmodel/src/*.cpp' 'apps/*.cpp') $(TIDY_OTHER_SOURCES)
 tidy: deps
 	cmake -S . -B $(BUILD) -DCMAKE_EXPORT_COMPILE_COMMANDS=ON $(CMAKE_FLAGS) > /dev/null
 	$(MAKE) --no-print-directory tidy-check
 
-TIDY_DB ?= $(BUILD)
 tidy-check:
-	@echo $(TIDY_SOURCES) | xargs -n4 -P$(JOBS) $(CLANG_TIDY) -p $(TIDY_DB) --quiet --extra-arg=-Wno-unknown-warning-option 2>/dev/null \
+	@echo $(TIDY_SOURCES) | xargs -n1 -P$(JOBS) $(CLANG_TIDY) -p $(BUILD) --quiet --extra-arg=-Wno-unknown-warning-option 2>/dev/null \
 	  || { echo "tidy: clang-tidy found problems (above)"; exit 1; }
 	@echo "tidy: $(words $(TIDY_SOURCES)) files clean under .clang-tidy"
 
@@ -95,16 +118,17 @@ golden: build
 # tests/fuzz/corpus/<harness>/; new inputs go to build-fuzz/corpus/<harness>/, crashes to build-fuzz/.
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
+FUZZ_LIMIT ?= -max_total_time=$(FUZZ_SECONDS)
 fuzz:
 	COSTMODEL_WITH_CLANG=1 ./scripts/install-deps.sh
-	CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Release -DCOSTMODEL_BUILD_FUZZERS=ON \
+	CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Release -DCOSTMODEL_BUILD_FUZZERS=ON -DCOSTMODEL_UNITY=ON \
 	  -DCOSTMODEL_BUILD_TESTS=OFF -DCOSTMODEL_BUILD_BENCHMARKS=OFF -DCOSTMODEL_BUILD_APPS=OFF \
 	  -DCOSTMODEL_BUILD_TOOLS=OFF -DCOSTMODEL_INSTALL=OFF
 	cmake --build $(FUZZ_BUILD) -j$(JOBS)
 	@set -e; for f in $(FUZZ_BUILD)/tests/fuzz/fuzz_*; do \
 	  name=$$(basename $$f); mkdir -p $(FUZZ_BUILD)/corpus/$$name; \
-	  echo "== $$name ($(FUZZ_SECONDS) s)"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	  echo "== $$name ($(FUZZ_LIMIT))"; \
+	  $$f $(FUZZ_LIMIT) -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
 	    -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus/$$name tests/fuzz/corpus/$$name; \
 	done
 
