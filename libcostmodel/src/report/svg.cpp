@@ -8,7 +8,7 @@
 #include <limits>
 #include <sstream>
 
-#include "costmodel/io/report.hpp"
+#include "costmodel/report/table.hpp"
 #include "costmodel/search/objective.hpp"
 
 namespace costmodel {
