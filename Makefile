@@ -29,9 +29,10 @@ plan: deps $(BUILD)/CMakeCache.txt
 	$(BUILD)/bin/costmodel plan --model gpt3-175b --gpu a100-80gb --gpus 1024 --gpus-per-node 8 \
 	  --link ib-hdr-200g --nics-per-node 8 --global-batch 1536 --tokens 300e9 --top 10
 
-# Everything CI checks, in order: the format of every tracked C++ file; one AddressSanitizer + UBSan build
-# with warnings as errors (library, CLI, tools, doctest suites, benchmarks compiled); the docs against their
-# commands (with the sanitized CLI); then ctest (unit, CLI, golden, schema, docs and package tests).
+# Everything make test checks, in order: the format of every tracked C++ file; one AddressSanitizer + UBSan
+# build with warnings as errors (library, CLI, tools, doctest suites, benchmarks compiled); clang-tidy; the
+# docs against their commands (with the sanitized CLI); then ctest (unit, CLI, golden, schema, docs and
+# package tests). CI runs make check-long after it.
 TEST_BUILD ?= build-test
 SANITIZE ?= address,undefined
 SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
@@ -46,8 +47,8 @@ test: deps format-check
 	  -DCOSTMODEL_UNITY=ON $(CMAKE_FLAGS)
 	cmake --build $(TEST_BUILD) -j$(JOBS)
 	$(MAKE) --no-print-directory tidy-check BUILD=$(TEST_BUILD) \
-	  TIDY_SOURCES="$$(echo $(TEST_BUILD)/*/CMakeFiles/costmodel.dir/Unity/*.cxx \
-	    $(TEST_BUILD)/apps/*/CMakeFiles/costmodel_cli.dir/Unity/*.cxx) $(TIDY_OTHER_SOURCES)"
+	  TIDY_SOURCES="$$(echo $(TEST_BUILD)/libcostmodel/CMakeFiles/costmodel.dir/Unity/*.cxx \
+	    $(TEST_BUILD)/apps/costmodel/CMakeFiles/costmodel_cli.dir/Unity/*.cxx) $(TIDY_OTHER_SOURCES)"
 	$(SANITIZER_ENV) $(MAKE) --no-print-directory docs-check BUILD=$(TEST_BUILD)
 	cd $(TEST_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -j$(JOBS)
 
@@ -92,7 +93,7 @@ tidy: deps
 tidy-check:
 	@echo $(TIDY_SOURCES) | xargs -n1 -P$(JOBS) $(CLANG_TIDY) -p $(BUILD) --quiet --extra-arg=-Wno-unknown-warning-option 2>/dev/null \
 	  || { echo "tidy: clang-tidy found problems (above)"; exit 1; }
-	@echo "tidy: $(words $(TIDY_SOURCES)) files clean under .clang-tidy"
+	@echo "tidy: $(words $(TIDY_SOURCES)) translation units clean under .clang-tidy"
 
 # Every CLI output and plot in README.md and docs/*.md, regenerated from the commands in their
 # `<!-- costmodel-docs: ... -->` markers (syntax: docs/README.md, tools/docs/costmodel_docs.cpp), with the

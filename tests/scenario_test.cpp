@@ -427,6 +427,16 @@ TEST_CASE("scenario errors name FILE:LINE:COL: unknown paths at the key, wrong k
         "s.yaml:7:1: error: swep: unknown key 'swep'; did you mean 'sweep'?");
 }
 
+TEST_CASE("report.columns takes every column the table defines; plot.y only the numeric ones") {
+  // The keys are the column definitions' own: etp, printed in JSON and CSV, was refused as unknown when the
+  // reader kept a list of its own.
+  CHECK(error_of(std::string(kBase) + "report:\n  columns: [split, etp, micro_batch]\n") == "no error");
+  // "gpu" is a GPU's name, not a number: no plot axis (line 8 is "  plot: {y: gpu}", the value at column 13).
+  CHECK(error_of(std::string(kBase) + "report:\n  plot: {y: gpu}\n")
+            .find("s.yaml:8:13: error: report.plot.y: unknown value 'gpu'") == 0);
+  CHECK(error_of(std::string(kBase) + "report:\n  plot: {y: mfu}\n") == "no error");
+}
+
 TEST_CASE("the table has a column per dimension and the deltas against the baseline") {
   const std::string yaml = std::string(kBase) + R"(sweep:
   cluster.scale_out.link: [ib-hdr-200g, ib-ndr-400g]
