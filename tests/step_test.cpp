@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "allocation_counter.hpp"
 #include "costmodel/estimate/compute.hpp"
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
@@ -81,6 +82,24 @@ TEST_CASE("GPT-3 175B on 1,024 A100: about 34 days at about 140 TFLOP/s (Narayan
   REQUIRE(e.energy.has_value());
   CHECK(e.energy->value / 3.6e6 == doctest::Approx(load_w * kDefaultPue * days * 86400 / 3.6e6));
   CHECK(e.energy_cost->value == doctest::Approx(e.energy->value / 3.6e6 * 0.08));
+}
+
+TEST_CASE("one estimate in the planner's inner loop allocates nothing (STYLE.md: hot paths)") {
+  // As the planner has it: the split's paths once, the memory pre-check done; interleaved, ZeRO 1, with
+  // tokens for days and cost, so that every term down to economics runs.
+  EstimateOptions options;
+  options.tokens = 300e9;
+  const Estimator estimator(catalog().model("gpt3-175b"), cluster("a100-80gb", 4096, "ib-hdr-200g"), options);
+  Strategy s = split(8, 8, 64, 1536, Recompute::kSelective);
+  s.vpp = 2;
+  s.zero = 1;
+  const SplitPaths paths = estimator.paths(s);
+  const MemoryBreakdown memory = estimator.memory(s);
+  const long before = test::allocations();
+  const StepEstimate e = estimator.evaluate_checked(s, paths, memory);
+  CHECK(test::allocations() == before);
+  CHECK(e.valid());
+  CHECK(e.step_time.value > 0.0);
 }
 
 TEST_CASE("FLOP conventions: full recompute counts one more forward of the layers (Megatron-LM eq. 3)") {
