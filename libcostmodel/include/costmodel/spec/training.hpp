@@ -3,8 +3,8 @@
 // TrainingSpec: what a training run sets beside the model and the cluster (batch, precision, token budget,
 // compression, kernels, collective algorithms, what owning the cluster costs and how often the run is
 // interrupted) and the knobs a user or a source pins (the planner chooses the rest). One type for the CLI's
-// [training] flags, runs files, scenarios and the API, and one reader of its fields, set_training_field(), so
-// that every input accepts the same values with the same words.
+// [training] flags, runs files, scenarios and the API, and one declaration per knob (TrainingField, with its
+// own reader; set_training_field() by key), so that every input accepts the same values with the same words.
 
 #include <cstdint>
 #include <optional>
