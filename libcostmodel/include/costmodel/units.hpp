@@ -95,20 +95,19 @@ constexpr Usd operator*(UsdPerJoule price, Joules energy) {
 }
 
 // The one home of unit constants: prefixes and conversions, for printing SI values in people's units.
-inline constexpr double kNano = 1e-9;                   ///< n
-inline constexpr double kMicro = 1e-6;                  ///< u
-inline constexpr double kMilli = 1e-3;                  ///< m
-inline constexpr double kKilo = 1e3;                    ///< k
-inline constexpr double kMega = 1e6;                    ///< M
-inline constexpr double kGiga = 1e9;                    ///< G (NCCL's and nccl-tests' GB/s: 1e9 B/s)
-inline constexpr double kTera = 1e12;                   ///< T
-inline constexpr double kGibi = 1073741824.0;           ///< Gi: 2^30
-inline constexpr double kSecondsPerMinute = 60.0;       ///< s/min
-inline constexpr double kSecondsPerHour = 3600.0;       ///< s/h
-inline constexpr double kSecondsPerDay = 86400.0;       ///< s/day
-inline constexpr double kBitsPerByte = 8.0;             ///< bit/B
-inline constexpr double kJoulesPerKwh = 3.6e6;          ///< J/kWh
-inline constexpr double kGigabitPerSecond = 1e9 / 8.0;  ///< B/s in one Gbit/s
+inline constexpr double kNano = 1e-9;              ///< n
+inline constexpr double kMicro = 1e-6;             ///< u
+inline constexpr double kMilli = 1e-3;             ///< m
+inline constexpr double kKilo = 1e3;               ///< k
+inline constexpr double kGiga = 1e9;               ///< G (NCCL's and nccl-tests' GB/s: 1e9 B/s)
+inline constexpr double kTera = 1e12;              ///< T
+inline constexpr double kGibi = 1073741824.0;      ///< Gi: 2^30
+inline constexpr double kSecondsPerMinute = 60.0;  ///< s/min
+inline constexpr double kSecondsPerHour = 3600.0;  ///< s/h
+inline constexpr double kSecondsPerDay = 86400.0;  ///< s/day
+inline constexpr double kBitsPerByte = 8.0;        ///< bit/B
+inline constexpr double kJoulesPerKwh = 3.6e6;     ///< J/kWh
+inline constexpr double kGigabitPerSecond = kGiga / kBitsPerByte;  ///< B/s in one Gbit/s
 
 /// What a value of this dimension looks like, for error messages: "a size such as 80GiB or 80GB".
 [[nodiscard]] std::string_view dimension_example(Dimension dimension);

@@ -70,7 +70,7 @@ std::vector<ColumnOf<GpuSpec>> gpu_fields() {
       {"efficiency_attention", "attn eff", "", 1,
        [](const GpuSpec& g) { return Json(g.efficiency.attention); }},
       {"efficiency_overlap", "overlap", "", 1, [](const GpuSpec& g) { return Json(g.efficiency.overlap); }},
-      {"memory_reserve_bytes", "reserve", "GiB", 1073741824.0,
+      {"memory_reserve_bytes", "reserve", "GiB", kGibi,
        [](const GpuSpec& g) { return Json(g.memory_reserve.value); }},
       {"scale_up_in_network_efficiency", "NVLS eff", "", 1,
        [](const GpuSpec& g) { return Json(g.scale_up.in_network_efficiency); }},
@@ -270,17 +270,17 @@ std::vector<ColumnOf<TrainingField>> knob_fields() {
   };
 }
 
-template <typename T>
-Json names_of(const std::vector<T>& entries) {
+/// A catalog's entry names as a JSON array; `name` gives one entry's (default: its `name` field).
+template <typename T, typename Name>
+Json names_of(const std::vector<T>& entries, Name name) {
   Json names = Json::array();
-  for (const auto& entry : entries) names.push_back(Json(entry.name));
+  for (const auto& entry : entries) names.push_back(Json(std::string(name(entry))));
   return names;
 }
 
-Json knob_names() {
-  Json names = Json::array();
-  for (const TrainingField& field : training_fields()) names.push_back(Json(std::string(field.key)));
-  return names;
+template <typename T>
+Json names_of(const std::vector<T>& entries) {
+  return names_of(entries, [](const T& entry) -> const std::string& { return entry.name; });
 }
 
 }  // namespace
@@ -300,16 +300,14 @@ Table knobs_table(const std::vector<TrainingField>& fields) {
 }
 
 Table catalog_summary_table(const Catalog& catalog) {
-  Json topologies = Json::array();
-  for (const auto kind : all_topologies()) topologies.push_back(Json(std::string(to_string(kind))));
   const std::vector<std::pair<std::string, Json>> rows = {
       {"gpus", names_of(catalog.gpus)},
       {"links", names_of(catalog.links)},
       {"switches", names_of(catalog.switches)},
       {"scale-up", names_of(catalog.scale_ups)},
       {"models", names_of(catalog.models)},
-      {"topologies", topologies},
-      {"knobs", knob_names()},
+      {"topologies", names_of(all_topologies(), [](TopologyKind kind) { return to_string(kind); })},
+      {"knobs", names_of(training_fields(), [](const TrainingField& field) { return field.key; })},
   };
   Table table;
   table.columns = {Column{"catalog", "catalog", ""}, Column{"count", "count", ""},

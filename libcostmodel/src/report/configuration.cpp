@@ -309,7 +309,7 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
     row("  mean time between them (h)", g.cluster_mtbf.value / kSecondsPerHour);
   row("  checkpoint stall (s)", g.checkpoint_time.value);
   if (std::isfinite(g.checkpoint_interval.value))
-    row("  checkpoint interval (min)", g.checkpoint_interval.value / 60.0);
+    row("  checkpoint interval (min)", g.checkpoint_interval.value / kSecondsPerMinute);
   if (e.cost()) {
     row(e.cost_basis == CostBasis::kOwned ? "cost = TCO, owned (USD)" : "cost = GPU rental (USD)",
         e.cost()->value);

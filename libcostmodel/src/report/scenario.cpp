@@ -85,7 +85,7 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
       {"hardware_tflops_per_gpu", "hardware", "TFLOP/s", 1,
        [](const RowView& v) { return Json(v.estimate.hardware_flops_per_gpu.value / 1e12); }},
       {"mfu", "MFU", "%", 0.01, [](const RowView& v) { return Json(v.estimate.mfu); }, 3},
-      {"memory_per_gpu_bytes", "memory", "GiB", 1073741824.0,
+      {"memory_per_gpu_bytes", "memory", "GiB", kGibi,
        [](const RowView& v) { return Json(v.estimate.memory.total.value); }, 3},
       {"comm_share", "exposed comm", "%", 0.01,
        [](const RowView& v) {
@@ -122,7 +122,7 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
        }},
       {"checkpoint_time_s", "checkpoint", "s", 1,
        [](const RowView& v) { return Json(v.estimate.goodput.checkpoint_time.value); }},
-      {"checkpoint_interval_s", "interval", "min", 60,
+      {"checkpoint_interval_s", "interval", "min", kSecondsPerMinute,
        [](const RowView& v) {
          const double t = v.estimate.goodput.checkpoint_interval.value;
          return std::isfinite(t) ? Json(t) : Json();
