@@ -8,22 +8,21 @@
 #include <limits>
 #include <string>
 
-#include "collective_algorithms.hpp"
 #include "costmodel/error.hpp"
-#include "nccl_tuning.hpp"
+#include "network/algorithms/algorithm.hpp"
+#include "network/nccl_tuning.hpp"
 
 namespace costmodel {
 namespace {
 
 using detail::evaluate;
-using detail::is_torus;
 using detail::kLL;
 using detail::kLL128;
 using detail::kSimple;
 using detail::Model;
 using detail::model_of;
 
-using Entry = CollectiveTable::Entry;
+using detail::Entry;
 
 // The protocols each algorithm runs: NVLS, NVLSTree, CollNet and PAT Simple only (cost_model.cc modelMap),
 // point-to-point LL or Simple (src/enqueue.cc p2p protocol choice), every other all three.
@@ -148,157 +147,15 @@ BytesPerSecond busbw(Collective collective, Bytes n, int ranks, Seconds time) {
 
 namespace {
 
-// Every applicability rule once: `fail(describe)` is called for the first rule `a` breaks for `c` on `path`;
-// `describe` builds its words only when called, so applicable() allocates nothing (the planner's hot path)
-// and why_not_applicable() says which rule.
-template <class Fail>
-inline bool walk_applicability(Collective c, Algorithm a, const LinkPath& path, const ClusterSpec* cluster,
-                               Fail&& fail) {
-  const bool up = path.scale_up.ranks > 1;
-  const bool out = path.scale_out.ranks > 1;
-  const bool nvls = path.scale_up.reduction_bandwidth.value > 0.0;
-  const auto op = [c] { return std::string(to_string(c)); };
-  const auto gpu = [cluster] { return cluster ? cluster->gpu.name + " " : std::string(); };
-  switch (a) {
-    case Algorithm::kAuto:
-      return true;
-    case Algorithm::kRing:
-      if (c != Collective::kAllToAll && c != Collective::kSendRecv) return true;
-      return fail([&] { return "ring does not implement " + op() + " (use direct or halving-doubling)"; });
-    case Algorithm::kDoubleBinaryTree:
-      if (c == Collective::kAllReduce) return true;
-      return fail([] {
-        return std::string("tree implements only allreduce (NCCL runs broadcast and reduce on rings)");
-      });
-    case Algorithm::kHalvingDoubling:
-      if (c != Collective::kSendRecv) return true;
-      return fail([&] { return "halving-doubling does not implement " + op(); });
-    case Algorithm::kHierarchical:
-      if (c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kAllGather ||
-          c == Collective::kAllToAll) {
-        return true;
-      }
-      return fail([] {
-        return std::string("hierarchical implements only allreduce, reducescatter, allgather and alltoall");
-      });
-    case Algorithm::kDirect:
-      if (c == Collective::kAllToAll || c == Collective::kAllGather || c == Collective::kReduceScatter ||
-          c == Collective::kSendRecv) {
-        return true;
-      }
-      if (c == Collective::kAllReduce) {
-        if (path.scale_up.pair_bandwidth.value > 0.0 && up && !out) return true;
-        return fail([&] {
-          return std::string(
-              "direct (one-shot) allreduce needs a full-mesh scale-up domain holding the whole "
-              "communicator");
-        });
-      }
-      return fail([] {
-        return std::string(
-            "direct implements only alltoall, allgather, reducescatter, sendrecv and (on a full mesh) "
-            "allreduce");
-      });
-    case Algorithm::kInNetwork: {
-      if (c != Collective::kAllReduce && c != Collective::kReduceScatter && c != Collective::kAllGather) {
-        return fail([&] {
-          return "in-network reduction implements allreduce (and reducescatter/allgather inside one NVLink "
-                 "domain), not " +
-                 op();
-        });
-      }
-      // NVLS reduce-scatter / all-gather: inside one NVLink domain of at most NCCL_MAX_NVLS_ARITY ranks.
-      if (c != Collective::kAllReduce && out) {
-        return fail([&] {
-          return "in-network " + op() + " runs inside one NVLink domain only; this communicator spans " +
-                 std::to_string(path.scale_out.ranks) + " domains";
-        });
-      }
-      if (c != Collective::kAllReduce && path.scale_up.ranks > nccl::kMaxNvlsArity) {
-        return fail([&] {
-          return "in-network " + op() +
-                 " (NVLS) takes at most 32 ranks per NVLink domain, this communicator " +
-                 std::to_string(path.scale_up.ranks);
-        });
-      }
-      if (up && !nvls) {
-        return fail([&] { return "the " + gpu() + "NVLink domain has no in-network reduction (NVLS)"; });
-      }
-      if (up && path.scale_up.ranks <= 2) {
-        return fail([] { return std::string("NVLS needs more than 2 GPUs in the NVLink domain (NCCL)"); });
-      }
-      if (out && path.scale_out.reduction_bandwidth.value <= 0.0) {
-        return fail([&] {
-          if (is_torus(path.kind))
-            return "a " + std::string(to_string(path.kind)) + " has no switches to reduce in";
-          if (cluster && cluster->switch_spec.in_network_reduction != InNetworkReduction::kSharp)
-            return "switch '" + cluster->switch_spec.name + "' has no in-network reduction (SHARP)";
-          return std::string(
-              "in-network reduction across nodes (SHARP, NCCL's CollNet) is off; turn it on "
-              "with scale_out.in_network: sharp or --in-network sharp");
-        });
-      }
-      if (!up && !out) {
-        return fail([] { return std::string("in-network reduction is not available on this communicator"); });
-      }
-      return true;
-    }
-    case Algorithm::kNvlsTree:
-      if (c != Collective::kAllReduce) {
-        return fail([] { return std::string("nvls-tree implements only allreduce"); });
-      }
-      if (!out) {
-        return fail([] {
-          return std::string(
-              "nvls-tree runs across NVLink domains; this communicator stays inside one "
-              "(use in-network)");
-        });
-      }
-      if (!up || path.scale_up.ranks <= 2 || !nvls) {
-        return fail([&] {
-          if (!nvls) return "the " + gpu() + "NVLink domain has no in-network reduction (NVLS)";
-          return std::string("nvls-tree needs more than 2 ranks per NVLink domain (NCCL's NVLS)");
-        });
-      }
-      return true;
-    case Algorithm::kPat:
-      // pat.cc ncclPatEnable: compute capability >= 6.0 (every catalog GPU), nNodes == nRanks, the host
-      // driving the network (not a device-offload net plugin).
-      if (c != Collective::kAllGather && c != Collective::kReduceScatter) {
-        return fail([] { return std::string("pat implements only allgather and reducescatter"); });
-      }
-      if (!out || up) {
-        return fail([up] {
-          return std::string(
-                     "pat runs with one GPU of the communicator per node (NCCL), and across nodes; this "
-                     "communicator has ") +
-                 (up ? "more than one per node" : "one node");
-        });
-      }
-      return true;
-    case Algorithm::kTorusBucket:
-      if (!is_torus(path.kind)) {
-        return fail([&] {
-          return "torus-bucket needs a torus-2d or torus-3d topology, this cluster is " +
-                 std::string(to_string(path.kind));
-        });
-      }
-      if (!out) {
-        return fail([] {
-          return std::string("torus-bucket runs across torus nodes; this communicator stays inside one node");
-        });
-      }
-      if (c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kAllGather)
-        return true;
-      return fail(
-          [] { return std::string("torus-bucket implements only allreduce, reducescatter and allgather"); });
-  }
-  return fail(
-      [&] { return std::string(to_string(a)) + " does not implement " + op() + " on this communicator"; });
+// Every algorithm's rule, in its own file (algorithms/*.cpp): false for the first rule `a` breaks for `c` on
+// `path`, with its words in why.reason when asked; allocates nothing otherwise (the planner's hot path).
+inline bool walk_applicability(Collective c, Algorithm a, const LinkPath& path, const detail::Why& why) {
+  if (a == Algorithm::kAuto) return true;
+  return detail::rule_of(a).applies(c, path, why);
 }
 
 inline bool applicable_inline(Collective c, Algorithm a, const LinkPath& path) {
-  return walk_applicability(c, a, path, nullptr, [](auto&&) { return false; });
+  return walk_applicability(c, a, path, detail::Why{});
 }
 
 std::string protocol_reason(Algorithm a, Protocol p) {
@@ -390,10 +247,7 @@ ProtocolRange protocols(Protocol p) {
 std::string why_not_applicable(Collective c, Algorithm a, const LinkPath& path, const ClusterSpec& cluster,
                                Protocol p) {
   std::string reason;
-  walk_applicability(c, a, path, &cluster, [&](auto&& describe) {
-    reason = describe();
-    return false;
-  });
+  walk_applicability(c, a, path, detail::Why{&cluster, &reason});
   if (reason.empty() && !protocol_applicable(a, p)) reason = protocol_reason(a, p);
   if (reason.empty() && a != Algorithm::kAuto && !network_applicable(a, path, p))
     reason = network_reason(path, a, p);
