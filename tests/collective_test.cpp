@@ -775,3 +775,30 @@ TEST_CASE("one evaluation allocates nothing, from a path, a prepared table or th
 }
 
 }  // namespace costmodel
+
+namespace costmodel {
+
+TEST_CASE("algorithms belong to a library: NCCL on a torus runs its own, a torus library the bucket") {
+  // 1,024 H100 on a 3D torus (128 nodes): an 8 GiB all-reduce over all of them. NCCL has no torus
+  // algorithm (src/tuning/*.cc: ring, tree, NVLS, NVLSTree, CollNet, PAT), so Auto picks among those (the
+  // H100 nodes' NVSwitch gives NVLSTree); a torus library (TPU's ICI) runs the bucket algorithm, which
+  // uses every neighbour link at once (Chan et al. 2007 §5) and so beats the ring there.
+  ClusterSpec torus = dgx_h100(1024, TopologyKind::kTorus3D);
+  REQUIRE(torus.gpu.library == "NCCL");
+  const Bytes n(8.0 * 1073741824.0);
+  const CommCost nccl = collective_cost(Collective::kAllReduce, Algorithm::kAuto, n, 1024, 1, torus);
+  CHECK(nccl.algorithm != Algorithm::kTorusBucket);
+  CHECK((nccl.algorithm == Algorithm::kRing || nccl.algorithm == Algorithm::kDoubleBinaryTree ||
+         nccl.algorithm == Algorithm::kNvlsTree));
+  // Asked for by name it still runs (a what-if, as halving-doubling).
+  CHECK(applicable(Collective::kAllReduce, Algorithm::kTorusBucket,
+                   link_path(torus, Communicator{1024, 1, 1})));
+  torus.gpu.library = "ICI";
+  const CommCost ici = collective_cost(Collective::kAllReduce, Algorithm::kAuto, n, 1024, 1, torus);
+  CHECK(ici.algorithm == Algorithm::kTorusBucket);
+  CHECK(ici.time.value < nccl.time.value);
+  CHECK(library_runs_torus_bucket("Neuron"));
+  CHECK_FALSE(library_runs_torus_bucket("RCCL"));
+}
+
+}  // namespace costmodel

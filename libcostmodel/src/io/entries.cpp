@@ -251,7 +251,7 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base, const std::vector<ScaleUpSpec>* 
       map.optional_quantity("host_link", Dimension::kBytesPerSecond, true).value_or(g.host_link.value));
   if (!base || map.has("scale_up"))
     g.scale_up = read_gpu_scale_up(map, base ? &base->scale_up : nullptr, fabrics);
-  const std::string library = map.optional_choice("library", {"NCCL", "RCCL", "HCCL"})
+  const std::string library = map.optional_choice("library", {"NCCL", "RCCL", "HCCL", "ICI", "Neuron"})
                                   .value_or(base ? g.library : default_library(g.vendor));
   g.library = library;
   g.tdp = quantity_or(map, "tdp", base ? &base->tdp : nullptr);

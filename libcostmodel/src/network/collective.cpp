@@ -44,8 +44,9 @@ bool network_runs(const LinkPath& path, int proto) {
 
 // What Auto chooses from, in NCCL's order for ties (tree, ring, CollNet, NVLS, NVLSTree, PAT): the
 // algorithms NCCL implements (ring, tree, NVLS/CollNet, NVLSTree, PAT, p2p for all-to-all and send/recv) and,
-// on a torus that NCCL does not drive, the bucket algorithm. Halving-doubling and hierarchical run only when
-// asked for.
+// when the cluster's library is a torus library (library_runs_torus_bucket), the bucket algorithm. NCCL,
+// RCCL and HCCL on a torus run rings over its links. Halving-doubling, hierarchical and (with NCCL)
+// torus-bucket run only when asked for.
 constexpr std::array<Algorithm, 7> kAutoCandidates{
     Algorithm::kDoubleBinaryTree, Algorithm::kRing, Algorithm::kInNetwork,
     Algorithm::kNvlsTree,         Algorithm::kPat,  Algorithm::kDirect,
@@ -55,15 +56,16 @@ constexpr std::array<Algorithm, 7> kAutoCandidates{
 // from grouped sends and receives, all-to-all and send/recv; its all-gather and reduce-scatter are ring,
 // NVLS, CollNet or PAT (src/device/all_gather.h and reduce_scatter.h: RunWorkColl per NCCL_ALGO_*).
 // `--algo direct` still runs them point to point.
-constexpr bool auto_offers(Collective c, Algorithm a) {
+constexpr bool auto_offers(Collective c, Algorithm a, const LinkPath& path) {
+  if (a == Algorithm::kTorusBucket) return path.torus_library;
   return a != Algorithm::kDirect || (c != Collective::kAllGather && c != Collective::kReduceScatter);
 }
 
-// `visit` on each algorithm Auto may choose for `c`, in kAutoCandidates' order.
+// `visit` on each algorithm Auto may choose for `c` on `path`, in kAutoCandidates' order.
 template <typename Visit>
-void for_each_auto_candidate(Collective c, Visit&& visit) {
+void for_each_auto_candidate(Collective c, const LinkPath& path, Visit&& visit) {
   for (Algorithm a : kAutoCandidates)
-    if (auto_offers(c, a)) visit(a);
+    if (auto_offers(c, a, path)) visit(a);
 }
 
 // NCCL's treeCorrectionFactor for `n` bytes: index ⌊log2(n / 64)⌋ (tree.cc, nvls.cc), 1 past the table.
@@ -200,7 +202,7 @@ std::string network_reason(const LinkPath& path, Algorithm a, Protocol p) {
 bool auto_runs(Collective c, const LinkPath& path, Protocol p) {
   if (p == Protocol::kAuto) return true;
   return std::any_of(kAutoCandidates.begin(), kAutoCandidates.end(), [&](Algorithm a) {
-    return auto_offers(c, a) && runs_protocol(a, static_cast<int>(p)) &&
+    return auto_offers(c, a, path) && runs_protocol(a, static_cast<int>(p)) &&
            network_runs(path, static_cast<int>(p)) && applicable_inline(c, a, path);
   });
 }
@@ -289,7 +291,7 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& pat
     consider(a);
   } else {
     // NCCL's tuner: the applicable (algorithm, protocol) with the smallest predicted time.
-    for_each_auto_candidate(c, consider);
+    for_each_auto_candidate(c, path, consider);
   }
   if (!found) not_applicable(c, a, p);
   return best;
@@ -316,7 +318,7 @@ CollectivePath collective_path(const LinkPath& path) {
     // case, with the plateau and the smallest size correction, no slower than this one's fastest).
     std::array<std::size_t, static_cast<std::size_t>(CollectiveTable::kMaxCandidates) * 2> runs{};
     int count = 0;
-    for_each_auto_candidate(c, [&](Algorithm a) {
+    for_each_auto_candidate(c, path, [&](Algorithm a) {
       for (int proto = kLL; proto <= kSimple; ++proto) {
         const std::size_t index = entry_index(c, a, proto);
         if (table.entries[index].runs() && count < static_cast<int>(runs.size()))
@@ -373,7 +375,7 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const CollectivePat
     for (int k = 0; k < table.candidate_count[ci]; ++k)
       consider(table.candidates[ci][static_cast<std::size_t>(k)]);
   } else if (a == Algorithm::kAuto) {
-    for_each_auto_candidate(c, [&](Algorithm a) { consider(entry_index(c, a, static_cast<int>(p))); });
+    for_each_auto_candidate(c, path, [&](Algorithm a) { consider(entry_index(c, a, static_cast<int>(p))); });
   } else {
     const ProtocolRange range = protocols(p);
     for (int proto = range.first; proto <= range.last; ++proto) consider(entry_index(c, a, proto));

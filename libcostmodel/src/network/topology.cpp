@@ -358,6 +358,10 @@ void size_torus(const ClusterSpec& cluster, Topology& topo) {
 
 }  // namespace
 
+bool library_runs_torus_bucket(std::string_view library) {
+  return library == "ICI" || library == "Neuron";
+}
+
 Topology build_topology(const ClusterSpec& cluster) {
   if (cluster.gpus < 1) fail("gpus", "must be at least 1");
   if (cluster.gpus_per_node < 1) fail("gpus_per_node", "must be at least 1");
@@ -391,6 +395,7 @@ Topology build_topology(const ClusterSpec& cluster) {
                cluster.in_network == InNetworkReduction::kSharp;
   topo.host_link = cluster.gpu.host_link;
   topo.architecture = cluster.gpu.architecture;
+  topo.torus_library = library_runs_torus_bucket(cluster.gpu.library);
 
   switch (cluster.topology) {
     case TopologyKind::kFatTree:

@@ -52,9 +52,9 @@ struct CommCost {
 
 /// The cost of `collective` on `n` bytes over `path` with `algorithm` and `protocol`. Auto keeps the fastest
 /// applicable choice among those NCCL makes (ring, tree, in-network, nvls-tree, pat, direct for all-to-all
-/// and send/recv; torus-bucket on a torus) and over LL, LL128 and Simple, as NCCL's tuner does
-/// (src/tuning/tuning.cc ncclTuningSelectBestTuning). Allocates nothing. Throws Error (kInput) if the pair is
-/// not applicable, or n is negative.
+/// and send/recv; torus-bucket on a torus whose library runs it, library_runs_torus_bucket) and over LL,
+/// LL128 and Simple, as NCCL's tuner does (src/tuning/tuning.cc ncclTuningSelectBestTuning). Allocates
+/// nothing. Throws Error (kInput) if the pair is not applicable, or n is negative.
 [[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n,
                                        const LinkPath& path, Protocol protocol = Protocol::kAuto);
 

@@ -132,7 +132,14 @@ struct Topology {
   bool sharp = false;  ///< switches reduce in-network (SHARP) and the cluster has it on (in_network: sharp)
   BytesPerSecond host_link;  ///< one GPU's PCIe link per direction (GpuSpec::host_link); 0: no limit
   GpuArchitecture architecture = GpuArchitecture::kHopper;  ///< the GPUs' generation
+  bool torus_library = false;  ///< the collective library runs torus algorithms (library_runs_torus_bucket)
 };
+
+/// Whether collective library `library` (GpuSpec::library) runs the multi-dimensional bucket algorithm
+/// over a torus: the torus libraries of TPUs (ICI: XLA's collectives over the 3D torus, Jouppi et al.
+/// ISCA 2023 §2) and Trainium (Neuron's collectives over its NeuronLink torus). NCCL, RCCL and HCCL have
+/// rings, trees, NVLS and PAT only (NCCL src/tuning/*.cc): on a torus they run rings over its links.
+[[nodiscard]] bool library_runs_torus_bucket(std::string_view library);
 
 /// Sizes the cluster's scale-up domain and scale-out fabric. Throws Error (kInput) when the cluster
 /// cannot be built: no GPUs, no NICs, a radix below 4, more hosts than three tiers (or a dragonfly+)
@@ -198,6 +205,7 @@ struct LinkPath {
   /// search starts from (src/graph/search.cc ncclTopoCompute, maxBw); 0 when the path stays in one domain.
   BytesPerSecond nic_path_bandwidth;
   GpuArchitecture architecture = GpuArchitecture::kHopper;  ///< selects NCCL's per-generation constants
+  bool torus_library = false;  ///< Topology::torus_library: Auto may choose torus-bucket on a torus
 };
 
 /// The path `comm` sees on `topology`. Throws Error (kInput) if ranks or stride < 1, or the last rank

@@ -155,7 +155,8 @@ struct GpuSpec {
   NodeSpec node;                                            ///< its typical server and scale-out fabric
   GpuArchitecture architecture = GpuArchitecture::kHopper;  ///< NCCL's per-generation constants
   ScaleUpSpec scale_up;                                     ///< its own scale-up fabric (priced with it)
-  /// The collective library its programs call: "NCCL" (NVIDIA), "RCCL" (AMD), "HCCL" (Intel Gaudi).
+  /// The collective library its programs call: "NCCL" (NVIDIA), "RCCL" (AMD), "HCCL" (Intel Gaudi), or a
+  /// torus library a user names for a torus of accelerators: "ICI" (TPU), "Neuron" (Trainium).
   std::string library = "NCCL";
   /// The GPU's host link (PCIe) per direction: the most one GPU can move to and from its NICs, whatever their
   /// number (NCCL's GPU-to-NIC path bandwidth, src/graph/topo.cc); 0 when unknown (no limit).
