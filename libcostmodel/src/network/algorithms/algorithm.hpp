@@ -129,27 +129,19 @@ struct AlgorithmRule {
   Entry (*entry)(Collective c, int proto, const Model& m);
 };
 
-// The algorithms' rules and entries, one file each.
-bool ring_applies(Collective c, const LinkPath& path, const Why& why);
-Entry ring(Collective c, int proto, const Model& m);
-bool tree_applies(Collective c, const LinkPath& path, const Why& why);
-Entry tree(Collective c, int proto, const Model& m);
-bool halving_doubling_applies(Collective c, const LinkPath& path, const Why& why);
-Entry halving_doubling(Collective c, int proto, const Model& m);
-bool hierarchical_applies(Collective c, const LinkPath& path, const Why& why);
-Entry hierarchical(Collective c, int proto, const Model& m);
-bool direct_applies(Collective c, const LinkPath& path, const Why& why);
-Entry direct(Collective c, int proto, const Model& m);
-bool in_network_applies(Collective c, const LinkPath& path, const Why& why);
-Entry in_network(Collective c, int proto, const Model& m);
-bool nvls_tree_applies(Collective c, const LinkPath& path, const Why& why);
-Entry nvls_tree(Collective c, int proto, const Model& m);
-bool torus_bucket_applies(Collective c, const LinkPath& path, const Why& why);
-Entry torus_bucket(Collective c, int proto, const Model& m);
-bool pat_applies(Collective c, const LinkPath& path, const Why& why);
-Entry pat(Collective c, int proto, const Model& m);
+// Each algorithm's rule and entry, defined in its own file (ring.cpp, tree.cpp, nvls.cpp: in-network and
+// nvls-tree, ...); registry.cpp indexes them by Algorithm.
+extern const AlgorithmRule kRingRule;
+extern const AlgorithmRule kTreeRule;
+extern const AlgorithmRule kHalvingDoublingRule;
+extern const AlgorithmRule kHierarchicalRule;
+extern const AlgorithmRule kDirectRule;
+extern const AlgorithmRule kInNetworkRule;
+extern const AlgorithmRule kNvlsTreeRule;
+extern const AlgorithmRule kTorusBucketRule;
+extern const AlgorithmRule kPatRule;
 
-// The rule of `a` (not Auto), collective_algorithms.cpp.
+// The rule of `a` (not Auto), registry.cpp.
 const AlgorithmRule& rule_of(Algorithm a);
 
 // The (time-independent) entry of collective `c` run by algorithm `a` with protocol `proto` on `m`, with the

@@ -4,6 +4,7 @@
 #include "algorithm.hpp"
 
 namespace costmodel::detail {
+namespace {
 
 bool direct_applies(Collective c, const LinkPath& path, const Why& why) {
   if (c == Collective::kAllToAll || c == Collective::kAllGather || c == Collective::kReduceScatter ||
@@ -58,5 +59,9 @@ Entry direct(Collective c, int proto, const Model& m) {
   }
   return make_entry(latency, 1.0 / std::max(intra, inter));
 }
+
+}  // namespace
+
+const AlgorithmRule kDirectRule{direct_applies, direct};
 
 }  // namespace costmodel::detail

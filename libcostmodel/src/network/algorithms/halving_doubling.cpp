@@ -2,6 +2,7 @@
 #include "algorithm.hpp"
 
 namespace costmodel::detail {
+namespace {
 
 bool halving_doubling_applies(Collective c, const LinkPath& /*path*/, const Why& why) {
   if (c != Collective::kSendRecv) return true;
@@ -34,5 +35,9 @@ Entry halving_doubling(Collective c, int proto, const Model& m) {
   }
   return make_entry(latency, 1.0 / seconds_per_byte);
 }
+
+}  // namespace
+
+const AlgorithmRule kHalvingDoublingRule{halving_doubling_applies, halving_doubling};
 
 }  // namespace costmodel::detail

@@ -4,6 +4,7 @@
 #include "algorithm.hpp"
 
 namespace costmodel::detail {
+namespace {
 
 bool hierarchical_applies(Collective c, const LinkPath& /*path*/, const Why& why) {
   if (c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kAllGather ||
@@ -38,5 +39,9 @@ Entry hierarchical(Collective c, int proto, const Model& m) {
                                      (m.groups - 1) * net_hop(m, nccl::kRingRow, proto, m.out_excess)),
                     1.0 / (passes * std::max(t.up, t.out)));
 }
+
+}  // namespace
+
+const AlgorithmRule kHierarchicalRule{hierarchical_applies, hierarchical};
 
 }  // namespace costmodel::detail

@@ -5,7 +5,6 @@
 #include "algorithm.hpp"
 
 namespace costmodel::detail {
-
 namespace {
 
 // NVLS and NVLSTree move each channel's share in loops of one chunk per head GPU (NVIDIA/nccl
@@ -39,8 +38,6 @@ double nvls_busbw(Collective c, const Model& m) {
 // the switches reduce each rank's n/L slice across (NCCL's multi-node NVLS, latency NVLink + network step);
 // one GPU per domain: CollNet (CollNetChain latency, 30 us). Across domains the volume is the physical one:
 // n/L per rank each way over the NICs (Graham et al. 2016, SHARP).
-}  // namespace
-
 bool in_network_applies(Collective c, const LinkPath& path, const Why& why) {
   const bool up = path.scale_up.ranks > 1;
   const bool out = path.scale_out.ranks > 1;
@@ -147,5 +144,10 @@ Entry nvls_tree(Collective /*c*/, int /*proto*/, const Model& m) {
   nvls_ramp(e, m);
   return e;
 }
+
+}  // namespace
+
+const AlgorithmRule kInNetworkRule{in_network_applies, in_network};
+const AlgorithmRule kNvlsTreeRule{nvls_tree_applies, nvls_tree};
 
 }  // namespace costmodel::detail

@@ -2,6 +2,7 @@
 #include "algorithm.hpp"
 
 namespace costmodel::detail {
+namespace {
 
 // pat.cc ncclPatEnable: compute capability >= 6.0 (every catalog GPU), nNodes == nRanks, the host driving
 // the network (not a device-offload net plugin).
@@ -32,5 +33,9 @@ Entry pat(Collective /*c*/, int /*proto*/, const Model& m) {
                          floor_log2(m.groups) * net / nccl::kPatLogDivisor;
   return make_entry(latency, nccl::kPatBandwidthFactor * m.ring_busbw);
 }
+
+}  // namespace
+
+const AlgorithmRule kPatRule{pat_applies, pat};
 
 }  // namespace costmodel::detail

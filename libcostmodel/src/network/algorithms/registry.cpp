@@ -9,22 +9,14 @@ namespace costmodel::detail {
 namespace {
 
 // Indexed by Algorithm (spec/collective.hpp), Auto excluded.
-constexpr std::array<AlgorithmRule, kAlgorithmCount - 1> kRules{{
-    {ring_applies, ring},
-    {tree_applies, tree},
-    {halving_doubling_applies, halving_doubling},
-    {hierarchical_applies, hierarchical},
-    {direct_applies, direct},
-    {in_network_applies, in_network},
-    {nvls_tree_applies, nvls_tree},
-    {torus_bucket_applies, torus_bucket},
-    {pat_applies, pat},
-}};
+constexpr std::array<const AlgorithmRule*, kAlgorithmCount - 1> kRules{
+    &kRingRule,      &kTreeRule,     &kHalvingDoublingRule, &kHierarchicalRule, &kDirectRule,
+    &kInNetworkRule, &kNvlsTreeRule, &kTorusBucketRule,     &kPatRule};
 
 }  // namespace
 
 const AlgorithmRule& rule_of(Algorithm a) {
-  return kRules[static_cast<std::size_t>(a)];
+  return *kRules[static_cast<std::size_t>(a)];
 }
 
 // A measured factor on the protocol's bandwidth (ProtocolCalibration) of the level the communicator spans.

@@ -4,6 +4,7 @@
 #include "algorithm.hpp"
 
 namespace costmodel::detail {
+namespace {
 
 // NCCL runs every collective on rings but all-to-all and send/recv (point to point).
 bool ring_applies(Collective c, const LinkPath& /*path*/, const Why& why) {
@@ -44,5 +45,9 @@ Entry ring(Collective c, int proto, const Model& m) {
   launch_channels(e, true, proto, ring_channel_busbw(m, proto), static_cast<double>(m.p) / steps, m);
   return e;
 }
+
+}  // namespace
+
+const AlgorithmRule kRingRule{ring_applies, ring};
 
 }  // namespace costmodel::detail

@@ -4,6 +4,7 @@
 #include "algorithm.hpp"
 
 namespace costmodel::detail {
+namespace {
 
 bool torus_bucket_applies(Collective c, const LinkPath& path, const Why& why) {
   if (!is_torus(path.kind)) {
@@ -35,5 +36,9 @@ Entry torus_bucket(Collective c, int proto, const Model& m) {
                                   m.torus_ring_steps * net_hop(m, nccl::kRingRow, proto, m.out_excess)),
                     1.0 / (passes * (t.up + t.out)));
 }
+
+}  // namespace
+
+const AlgorithmRule kTorusBucketRule{torus_bucket_applies, torus_bucket};
 
 }  // namespace costmodel::detail

@@ -5,6 +5,7 @@
 #include "algorithm.hpp"
 
 namespace costmodel::detail {
+namespace {
 
 bool tree_applies(Collective c, const LinkPath& /*path*/, const Why& why) {
   if (c == Collective::kAllReduce) return true;
@@ -41,5 +42,9 @@ Entry tree(Collective /*c*/, int proto, const Model& m) {
   launch_channels(e, false, proto, pattern * tree_busbw(m.channel_bw, 1.0), 0.5, m);
   return e;
 }
+
+}  // namespace
+
+const AlgorithmRule kTreeRule{tree_applies, tree};
 
 }  // namespace costmodel::detail
