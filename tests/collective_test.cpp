@@ -109,12 +109,18 @@ TEST_CASE("every (algorithm, protocol) has its own latency and bandwidth (NCCL s
     CHECK(ll128.latency_term.value == doctest::Approx((14.0 + 14 * 1.25) * kUs));
     CHECK(ll128.bandwidth_term.value == doctest::Approx(1e9 / (0.5 * 0.92 * 231e9 * 7 / 9)));
   }
-  SUBCASE("the tree's mid-size correction (treeCorrectionFactor): 4 MiB is index log2(65536) = 16") {
-    // Simple's factor at index 16 is 0.7: the bandwidth term is 1/0.7 of the uncorrected one.
+  SUBCASE("the tree at 4 MiB by NCCL's pipeline model (src/tuning/pipeline_model/tree.cc)") {
+    // 24 channels launched (4 MiB / (512 threads x 64 B) = 128 >= 2 x 12): 174,763 B each, one chunk (under
+    // the 512 KiB step) and one slice; a tree all-reduce sends each slice twice less one: 1 slice, through
+    // its 14 chain steps at the graph channel's 20 GB/s. Transfer 174,763 x 14 / 20e9 = 122.3 us: 24 x
+    // 174,763 B / 122.3 us = 34.3 GB/s, under the algorithm's 0.5 x 0.92 x 231 = 106.3 GB/s (soft minimum:
+    // 34.28). Latency: the classic 8.4 + 14 x 4.0 us. (NCCL's treeCorrectionFactor, 0.7 here, now enters its
+    // prediction only.)
     const Bytes mid(4194304.0);
     const CommCost c =
         collective_cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, mid, node, Protocol::kSimple);
-    CHECK(c.bandwidth_term.value == doctest::Approx(4194304.0 / (0.5 * 0.92 * 231e9) / 0.7));
+    CHECK(c.latency_term.value == doctest::Approx((8.4 + 14 * 4.0) * kUs));
+    CHECK(c.bandwidth_term.value == doctest::Approx(122.36 * kUs).epsilon(0.001));
   }
   SUBCASE("direct all-to-all: 7 NVLink peers at the protocol's step; LL128 is not point-to-point's") {
     const CommCost ll = cost(Collective::kAllToAll, Algorithm::kDirect, Protocol::kLL);
@@ -226,10 +232,12 @@ TEST_CASE("latency per NCCL: per-step network costs, the intra-node step of a mu
               .latency_term.value == doctest::Approx(40.0 * kUs));
     CHECK(collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(0), p, Protocol::kSimple)
               .latency_term.value == doctest::Approx((8.4 + 28 * 3.4 + 2 * 14) * kUs));
-    // Ring/Simple AllReduce across nodes: x1.4 from nBytes / (nChannels x nRanks) >= 64 (8 channels).
+    // Ring/Simple AllReduce across nodes: NCCL's prediction takes the latency x1.4 from nBytes / (nChannels x
+    // nRanks) >= 64 (8 channels), which makes Auto choose other pairs there; what launches keeps the latency
+    // (its slow ramp is the pipeline's).
     const double plateau = 64.0 * 8 * 16;
     CHECK(collective_cost(Collective::kAllReduce, Algorithm::kRing, Bytes(plateau), p, Protocol::kSimple)
-              .latency_term.value == doctest::Approx(1.4 * (8.4 + 28 * 3.4 + 2 * 14) * kUs));
+              .latency_term.value == doctest::Approx((8.4 + 28 * 3.4 + 2 * 14) * kUs));
   }
   SUBCASE("2 to 1,024 nodes: the tree's depth is floor(log2 nodes)") {
     for (int nodes = 2; nodes <= 1024; nodes *= 2) {
@@ -388,11 +396,15 @@ TEST_CASE(
 }
 
 TEST_CASE("Auto picks the fastest (algorithm, protocol) per size") {
-  SUBCASE("one A100 node: LL small, LL128 mid, Simple large") {
-    // 4 MiB: LL 15 + 83.7 us, LL128 40.6 + 34.5 us, Simple 56 + 31.8 us.
+  SUBCASE("one A100 node: LL small and up to 8 MiB, LL128 at 64 MiB, Simple large") {
+    // 4 MiB: LL 15 + 83.7 us; LL128's and Simple's first slice (the whole channel share, 175 KiB) crosses 14
+    // steps at 20 GB/s per channel before the next follows (NCCL's pipeline model): 40.6 + 122 us, 56 + 91
+    // us.
     const LinkPath p = link_path(dgx_a100(8), Communicator{8, 1, 1});
     CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(8), p).protocol == Protocol::kLL);
     CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(4194304), p).protocol ==
+          Protocol::kLL);
+    CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(67108864), p).protocol ==
           Protocol::kLL128);
     CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, kLarge, p).protocol == Protocol::kSimple);
   }
@@ -495,9 +507,11 @@ TEST_CASE("PAT: all-gather and reduce-scatter with one GPU per node (NCCL src/tu
     CAPTURE(to_string(op));
     const CommCost pat = collective_cost(op, Algorithm::kPat, n, p, Protocol::kSimple);
     CHECK(pat.latency_term.value == doctest::Approx(394.4 * kUs));
-    const CommCost ring = collective_cost(op, Algorithm::kRing, n, p, Protocol::kSimple);
-    const double ring_busbw = n.value * 127.0 / 128.0 / ring.bandwidth_term.value;
-    CHECK(pat.bandwidth_term.value == doctest::Approx(n.value / (0.75 * ring_busbw)));
+    // The ring's bus bandwidth from 64 GiB, where its pipeline runs at the ring's cap (soft minimum: 1e-4).
+    const Bytes big(64.0 * 1073741824.0);
+    const CommCost ring = collective_cost(op, Algorithm::kRing, big, p, Protocol::kSimple);
+    const double ring_busbw = big.value * 127.0 / 128.0 / ring.bandwidth_term.value;
+    CHECK(pat.bandwidth_term.value == doctest::Approx(n.value / (0.75 * ring_busbw)).epsilon(1e-3));
     CHECK(pat.protocol == Protocol::kSimple);
     // Auto: PAT's latency wins at 1 MiB (the ring's 127 network steps cost 6.6 + 127 x 5.0 us on LL), the
     // ring's full bandwidth at 4 GiB.
@@ -799,6 +813,41 @@ TEST_CASE("algorithms belong to a library: NCCL on a torus runs its own, a torus
   CHECK(ici.time.value < nccl.time.value);
   CHECK(library_runs_torus_bucket("Neuron"));
   CHECK_FALSE(library_runs_torus_bucket("RCCL"));
+}
+
+}  // namespace costmodel
+
+namespace costmodel {
+
+TEST_CASE("remembered costs are the table's own: interleaved communicators, sizes and choices") {
+  // collective_cost() on a prepared table remembers recent results per thread under the table's id; a
+  // table with id 0 is never remembered. Two communicators priced in turn, at sizes that share their
+  // low bits, must each get exactly what a fresh computation gives.
+  const CollectivePath a = collective_path(link_path(dgx_a100(8), Communicator{8, 1, 1}));
+  const CollectivePath b = collective_path(link_path(dgx_h100(16), Communicator{16, 1, 1}));
+  REQUIRE(a.memo_id != 0);
+  REQUIRE(b.memo_id != a.memo_id);
+  CollectivePath fresh_a = a;
+  CollectivePath fresh_b = b;
+  fresh_a.memo_id = 0;
+  fresh_b.memo_id = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (double n = 1024; n <= 8.0 * 1073741824.0; n *= 4) {
+      for (Collective c : {Collective::kAllReduce, Collective::kAllGather}) {
+        for (const auto& [path, fresh] : {std::pair{&a, &fresh_a}, std::pair{&b, &fresh_b}}) {
+          const CommCost got = collective_cost(c, Algorithm::kAuto, Bytes(n), *path);
+          const CommCost want = collective_cost(c, Algorithm::kAuto, Bytes(n), *fresh);
+          CAPTURE(n);
+          CHECK(got.time.value == want.time.value);
+          CHECK(got.algorithm == want.algorithm);
+          CHECK(got.protocol == want.protocol);
+          const CommCost ring = collective_cost(c, Algorithm::kRing, Bytes(n), *path, Protocol::kSimple);
+          CHECK(ring.time.value ==
+                collective_cost(c, Algorithm::kRing, Bytes(n), *fresh, Protocol::kSimple).time.value);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace costmodel

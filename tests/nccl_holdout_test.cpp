@@ -166,41 +166,37 @@ TEST_CASE("held-out nccl-tests measurements (tests/fixtures/nccl-holdout.yaml)")
   CHECK(large.count >= 87);
   CHECK(mid.count >= 83);
   CHECK(small.count >= 59);
-  // Met: large messages within 12% median, small-message time within 25% median (bounds: today's 7.6%,
-  // 17.6%; the TCPXO curve's floor, 136-167 us, is NCCL's Simple protocol, the only one Google's A3 Mega
-  // profile runs: links.yaml tcpxo-200g nccl_protocols, model 151-154 us; with LL it was 74-102 us).
+  // Met: large messages within 12% median, small-message time within 25% median, mid-size busbw within 20%
+  // median (bounds: today's 7.8%, 17.6%, 18.4%; the TCPXO curve's floor, 136-167 us, is NCCL's Simple
+  // protocol, the only one Google's A3 Mega profile runs: links.yaml tcpxo-200g nccl_protocols, model 151-154
+  // us; with LL it was 74-102 us). Rings and trees run NCCL's pipeline model (collective.cpp
+  // pipelined_terms): the mid-size median was 28.4% (23.9% on NCCL's own transports) with the alpha-beta
+  // ring and tree alone.
   CHECK(large.median <= 0.08);
   CHECK(small.median <= 0.18);
+  CHECK(mid.median <= 0.19);
   // Not met (WARN prints the shortfall; the CHECKs hold today's figures). The curves behind NCCL net plugins
-  // are 1.2-3.5x faster in the model at mid sizes: AWS p5 over EFA (up to +113% at 32 nodes; aws-ofi-nccl
-  // leaves LL/LL128 on there, src/platform-aws.cpp platform_config_endpoint, but its own tuner picks the
-  // (algorithm, protocol) by measured regions and it sets 512 KiB chunks, neither modelled) and GCP's TCPXO
-  // (+255% at 16 MiB, +100% at 4 MiB: NCCL_ALGO=Ring,Tree, NVLS off and Google's tuner are not modelled).
-  // Large max: p5 at 32 nodes, +94% at 256 MiB. NVLink rings (8 A100 on NCCL 2.18.5, 4 GB200) approach
-  // their peak far slower than NCCL's alpha-beta ring (+21 to +50% at 1-128 MiB); one GB200 NVL72 rack
-  // reaches 586 GB/s at 512 MiB against the model's NVLS 810 (+38%; its ramp follows the 32 NVLS heads from
-  // 1 GiB on: +33% -> +20% there, +20% -> +9% at 2 GiB). The curves added on 2026-12-02 (see the fixture)
-  // move the mid-size median the wrong way: on 4 x 8 H100 over InfiniBand (Voltage Park) the model is
-  // 15-68% fast at 1-16 MiB all-reduce and 29-108% fast at 1-128 MiB all-gather; 2 nodes of one H100 each
-  // under NCCL_ALGO=Tree run 2.1-3x faster than NCCL's tree model, which halves the tree's bandwidth whatever
-  // the node count (two nodes exchange a buffer once each way, as a ring of two does).
+  // are 1.5-3.5x faster in the model at mid sizes: AWS p5 over EFA (NVLSTree +46..+65% at 64-128 MiB on 8
+  // and 32 nodes; aws-ofi-nccl's own tuner picks the (algorithm, protocol) by measured regions and sets 512
+  // KiB chunks, neither modelled) and GCP's TCPXO (+255% at 16 MiB: NCCL_ALGO=Ring,Tree, NVLS off and
+  // Google's tuner are not modelled). Large max: p5 at 32 nodes, +99% at 512 MiB (tree). NVLSTree over 4
+  // InfiniBand nodes is +42..+68% at 2-8 MiB: its ramp is still NCCL's tree correction table, not its chunk
+  // ladder (issue 26, item 2). The ring pipeline's first slice crosses every step whole, so a 32-rank
+  // all-gather (4 x 8 H100) is 36-53% slow at 8-32 MiB. One GB200 NVL72 rack reaches 586 GB/s at 512 MiB
+  // against the model's NVLS 810 (+38%).
   WARN(large.max <= 0.25);
-  WARN(mid.median <= 0.20);
   WARN(mid.max <= 0.35);
-  CHECK(large.max <= 0.95);
-  CHECK(mid.median <= 0.29);
+  CHECK(large.max <= 1.0);
   CHECK(mid.max <= 2.6);
-  // NCCL's own transports (NVLink, InfiniBand), what the model's constants come from. The mid-size median
-  // was met (19.9%) before the 2026-12-02 curves; it is 23.9% with them.
+  // NCCL's own transports (NVLink, InfiniBand), what the model's constants come from.
   const Stats native_large = stats_of(points, SizeClass::kLarge, false);
   const Stats native_mid = stats_of(points, SizeClass::kMid, false);
   const Stats native_small = stats_of(points, SizeClass::kSmall, false);
   CHECK(native_large.median <= 0.04);
-  WARN(native_mid.median <= 0.20);
-  CHECK(native_mid.median <= 0.24);
+  CHECK(native_mid.median <= 0.17);
   CHECK(native_small.median <= 0.19);
   WARN(native_large.max <= 0.25);
   WARN(native_mid.max <= 0.35);
   CHECK(native_large.max <= 0.39);
-  CHECK(native_mid.max <= 1.08);
+  CHECK(native_mid.max <= 0.69);
 }

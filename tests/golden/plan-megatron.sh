@@ -1,4 +1,4 @@
-# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.92 s, 195.4 TFLOP/s per GPU, MFU 62.6%
+# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.8 s, 196.9 TFLOP/s per GPU, MFU 63.1%
 --tensor-model-parallel-size 8 \
 --pipeline-model-parallel-size 4 \
 --num-layers-per-virtual-pipeline-stage 1 \
@@ -13,7 +13,7 @@
 --overlap-param-gather \
 --bf16
 
-# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.96 s, 195 TFLOP/s per GPU, MFU 62.5%
+# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.83 s, 196.5 TFLOP/s per GPU, MFU 63%
 --tensor-model-parallel-size 8 \
 --pipeline-model-parallel-size 4 \
 --num-layers-per-virtual-pipeline-stage 2 \

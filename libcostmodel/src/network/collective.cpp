@@ -2,6 +2,8 @@
 #include "costmodel/network/collective.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -109,13 +111,84 @@ inline Terms terms_of(const Entry& e, int proto, double n, bool launched) {
   return {latency, bandwidth};
 }
 
+// ncclSoftMin (NVIDIA/nccl @539478940fa87bcc0393d5a71e15fd0d09fccee3 src/tuning/model.h): a smooth min(x, m),
+// never above either: m - s log(1 + (e^(m/s) - 1) e^(-x/s)) with s = 0.1 m, i.e. m g(x / m) with
+// g(r) = r - 0.1 log(1 + e^-10 (e^(10 r) - 1)) below 1 (the same value without cancelling two large terms)
+// and 1 - 0.1 log(1 + (e^10 - 1) e^(-10 r)) above. g is read from a table of 4,096 steps over [0, 4]
+// (linear between points: monotonic, within 3e-7 of g); past 4 it is 1 to within 1e-18.
+double soft_min_ratio(double r) {
+  const double a = 1.0 / nccl::kSoftMinSmoothness;
+  if (r < 1.0) return r - nccl::kSoftMinSmoothness * std::log1p(std::exp(-a) * std::expm1(a * r));
+  return 1.0 - nccl::kSoftMinSmoothness * std::log1p(std::expm1(a) * std::exp(-a * r));
+}
+
+constexpr int kSoftMinSteps = 4096;
+constexpr double kSoftMinRange = 4.0;
+
+double soft_min(double x, double m) {
+  static const std::array<double, kSoftMinSteps + 1> table = [] {
+    std::array<double, kSoftMinSteps + 1> t{};
+    for (int i = 0; i <= kSoftMinSteps; ++i)
+      t[static_cast<std::size_t>(i)] = soft_min_ratio(kSoftMinRange * i / kSoftMinSteps);
+    return t;
+  }();
+  const double r = x / m;
+  if (!(r < kSoftMinRange)) return m;
+  const double at = r * (kSoftMinSteps / kSoftMinRange);
+  const auto i = static_cast<std::size_t>(at);
+  const double f = at - static_cast<double>(i);
+  return m * (table[i] + f * (table[i + 1] - table[i]));
+}
+
+// What NCCL launches for a ring or tree, by its pipeline model (NVIDIA/nccl
+// @623aa02926e4bbc2a4651d543e6ec131d18c80aa src/tuning/pipeline_model/pipeline_model.cc
+// ncclTuningPipelineModelSim; sizes @10354992f6bec255684752fcae615e03a933e145 pipeline_model.h; slice counts
+// @539478940fa87bcc0393d5a71e15fd0d09fccee3 ring.cc, tree.cc): on the channels launched for n (as
+// launched_seconds_per_byte), each moves n / channels in chunks of min(nominal chunk, its share) and slices
+// of them; the first slice crosses every step, each further one follows at the slowest step; the channels
+// together move at most the algorithm's bandwidth (ncclSoftMin). The latency is the classic model's, NCCL's
+// base latency and every step's once (NCCL's pipeline counts the steps' inside its rate, with half a round
+// trip each on Rubin's constants; the same at mid sizes, and at large sizes this keeps the classic model's
+// latency + n / the algorithm's bandwidth).
+Terms pipelined_terms(const Entry& e, double n) {
+  const Entry::Pipeline& q = e.pipeline;
+  double active = 1.0;
+  double threads = 1.0;
+  if (e.channels > 0) {
+    active = std::clamp(std::floor(n / e.channel_bytes), 1.0, static_cast<double>(e.channels));
+    for (int h = 0; h < e.thread_halvings && n < active * threads * e.channel_bytes; ++h) threads *= 0.5;
+  }
+  const double channel = std::ceil(n / active);
+  const double latency = q.launch_latency + q.step_latency;
+  if (channel <= 0.0) return {latency, 0.0};
+  const double chunk = std::min(q.nominal_chunk, channel);
+  double slice = std::min(chunk, q.nominal_slice);
+  if (q.slices_per_chunk > 0) {  // ncclSimpleSliceSize
+    const double grains = std::ceil(chunk / (nccl::kSliceGrainBytes * q.slices_per_chunk));
+    slice =
+        std::min(chunk, std::max(grains * nccl::kSliceGrainBytes, q.nominal_slice * nccl::kMinSliceFraction));
+  }
+  const double count = std::ceil(channel / slice);
+  double slices = q.slices == Entry::Pipeline::Slices::kTree
+                      ? 2.0 * count - 1.0
+                      : std::ceil(count * q.steps / q.ranks) - (q.ghost ? 1.0 : 0.0);
+  slices = std::max(slices, 1.0);
+  // The pipeline's transfer time (its steps' latencies are the latency term, once).
+  const double transfer = slice * q.first_seconds_per_byte / threads +
+                          (slices - 1.0) * slice * q.delay_seconds_per_byte / threads;
+  const double rate = active * channel / transfer;
+  return {latency, n / soft_min(rate, 1.0 / q.seconds_per_byte)};
+}
+
+// What Auto compares: NCCL's pipeline model for the pairs it prices (as NCCL's tuner does where the model is
+// on, src/tuning/platforms/rubin.h: it both predicts and prices), NCCL's classic prediction for the others.
 double predicted_time(const Entry& e, int proto, double n) {
-  const Terms t = terms_of(e, proto, n, false);
+  const Terms t = e.pipelined() ? pipelined_terms(e, n) : terms_of(e, proto, n, false);
   return t.latency + t.bandwidth;
 }
 
 CommCost cost_of(const Entry& e, Algorithm a, int proto, double n) {
-  const Terms t = terms_of(e, proto, n, true);
+  const Terms t = e.pipelined() ? pipelined_terms(e, n) : terms_of(e, proto, n, true);
   return CommCost{Seconds(t.latency + t.bandwidth), Seconds(t.latency), Seconds(t.bandwidth), a,
                   static_cast<Protocol>(proto)};
 }
@@ -303,7 +376,9 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, int ranks, int stri
 }
 
 CollectivePath collective_path(const LinkPath& path) {
-  CollectivePath prepared{path, {}};
+  // Relaxed: the id only has to differ between tables; nothing is published through it.
+  static std::atomic<std::uint64_t> next_memo_id{1};
+  CollectivePath prepared{path, {}, next_memo_id.fetch_add(1, std::memory_order_relaxed)};
   CollectiveTable& table = prepared.table;
   if (path.ranks <= 1) return prepared;
   const Model m = model_of(path);
@@ -342,7 +417,9 @@ CollectivePath collective_path(const LinkPath& path) {
         // NCCL's order then wins, as in collective_cost on a path; their launched costs may differ).
         const bool better =
             y_latency < x.latency * (1.0 - 1e-9) || y_spb < x.seconds_per_byte * (1.0 - 1e-9) || j < i;
-        dominated = no_worse && better;
+        // A pipelined pair is never faster than its latency + n / its cap (the soft minimum stays under
+        // it), so a classic pair no slower than that dominates it; a pipelined y has no slowest case.
+        dominated = no_worse && better && !y.pipelined();
       }
       if (!dominated && kept < CollectiveTable::kMaxCandidates) {
         table.candidates[static_cast<std::size_t>(ci)][static_cast<std::size_t>(kept++)] =
@@ -354,38 +431,115 @@ CollectivePath collective_path(const LinkPath& path) {
   return prepared;
 }
 
+namespace {
+
+// The costs collective_cost() on a prepared table computed last, per thread (the planner's workers price
+// the same communicator at the same sizes for many configurations of one split; NCCL tabulates per
+// communicator too). Direct-mapped: a slot holds the last (table, collective, algorithm, protocol, size).
+struct MemoSlot {
+  std::uint64_t id = 0;
+  double bytes = -1.0;
+  std::uint32_t key = 0;
+  CommCost cost{};
+};
+constexpr std::size_t kMemoSlots = 512;  // memo_slot() takes the top 9 bits
+thread_local std::array<MemoSlot, kMemoSlots> memo_slots;
+
+std::uint32_t memo_key(Collective c, Algorithm a, Protocol p) {
+  return (static_cast<std::uint32_t>(c) << 16U) | (static_cast<std::uint32_t>(a) << 8U) |
+         static_cast<std::uint32_t>(p);
+}
+
+MemoSlot& memo_slot(std::uint64_t id, std::uint32_t key, double bytes) {
+  // A multiply-xorshift mix of the three (splitmix64's finaliser), its top bits the slot.
+  std::uint64_t h = id * 0x9E3779B97F4A7C15ULL + key * 0xBF58476D1CE4E5B9ULL +
+                    std::bit_cast<std::uint64_t>(bytes) * 0x94D049BB133111EBULL;
+  h = (h ^ (h >> 30U)) * 0xBF58476D1CE4E5B9ULL;
+  h = (h ^ (h >> 27U)) * 0x94D049BB133111EBULL;
+  h ^= h >> 31U;
+  return memo_slots[static_cast<std::size_t>(h >> 55U)];  // 2^9 = kMemoSlots
+}
+
+CommCost compute_cost(Collective c, Algorithm a, Bytes n, const CollectivePath& path, Protocol p);
+
+}  // namespace
+
 CommCost collective_cost(Collective c, Algorithm a, Bytes n, const CollectivePath& path, Protocol p) {
   check_size(n);
   if (path.ranks <= 1) return single_rank(a, p);
+  if (path.memo_id == 0) return compute_cost(c, a, n, path, p);
+  const std::uint32_t key = memo_key(c, a, p);
+  MemoSlot& slot = memo_slot(path.memo_id, key, n.value);
+  if (slot.id == path.memo_id && slot.key == key && slot.bytes == n.value) return slot.cost;
+  const CommCost cost = compute_cost(c, a, n, path, p);
+  slot = MemoSlot{path.memo_id, n.value, key, cost};
+  return cost;
+}
+
+namespace {
+
+CommCost compute_cost(Collective c, Algorithm a, Bytes n, const CollectivePath& path, Protocol p) {
   const CollectiveTable& table = path.table;
-  // The fastest entry first, from plain numbers; its CommCost once.
+  // `visit(index)` on each entry to compare, in NCCL's order (the first of equal times wins).
+  const auto for_each_choice = [&](auto&& visit) {
+    if (a == Algorithm::kAuto && p == Protocol::kAuto) {
+      const auto ci = static_cast<std::size_t>(c);
+      for (int k = 0; k < table.candidate_count[ci]; ++k)
+        visit(table.candidates[ci][static_cast<std::size_t>(k)]);
+    } else if (a == Algorithm::kAuto) {
+      for_each_auto_candidate(c, path, [&](Algorithm x) { visit(entry_index(c, x, static_cast<int>(p))); });
+    } else {
+      const ProtocolRange range = protocols(p);
+      for (int proto = range.first; proto <= range.last; ++proto) visit(entry_index(c, a, proto));
+    }
+  };
+  const auto proto_of = [](std::size_t index) {
+    return static_cast<int>(index % CollectiveTable::kProtocols);
+  };
+  // The classic pairs first (a few multiply-adds): a pipelined pair is never faster than its latency + n /
+  // its cap, so one whose bound exceeds the fastest classic pair is not evaluated (same result, fewer soft
+  // minima).
+  double classic_best = std::numeric_limits<double>::infinity();
+  for_each_choice([&](std::size_t index) {
+    const Entry& e = table.entries[index];
+    if (e.runs() && !e.pipelined())
+      classic_best = std::min(classic_best, predicted_time(e, proto_of(index), n.value));
+  });
   std::size_t best = table.entries.size();
   double best_time = std::numeric_limits<double>::infinity();
-  const auto consider = [&](std::size_t index) {
+  Terms best_terms;
+  for_each_choice([&](std::size_t index) {
     const Entry& e = table.entries[index];
     if (!e.runs()) return;
-    const double time = predicted_time(e, static_cast<int>(index % CollectiveTable::kProtocols), n.value);
+    Terms t;
+    double time = 0.0;
+    if (e.pipelined()) {
+      const double bound = e.latency + n.value * e.pipeline.seconds_per_byte;
+      if (bound > classic_best || bound >= best_time) return;
+      t = pipelined_terms(e, n.value);
+      time = t.latency + t.bandwidth;
+    } else {
+      time = predicted_time(e, proto_of(index), n.value);
+    }
     if (best == table.entries.size() || time < best_time) {
       best = index;
       best_time = time;
+      best_terms = t;
     }
-  };
-  if (a == Algorithm::kAuto && p == Protocol::kAuto) {
-    const auto ci = static_cast<std::size_t>(c);
-    for (int k = 0; k < table.candidate_count[ci]; ++k)
-      consider(table.candidates[ci][static_cast<std::size_t>(k)]);
-  } else if (a == Algorithm::kAuto) {
-    for_each_auto_candidate(c, path, [&](Algorithm a) { consider(entry_index(c, a, static_cast<int>(p))); });
-  } else {
-    const ProtocolRange range = protocols(p);
-    for (int proto = range.first; proto <= range.last; ++proto) consider(entry_index(c, a, proto));
-  }
+  });
   if (best == table.entries.size()) not_applicable(c, a, p);
-  const auto proto = static_cast<int>(best % CollectiveTable::kProtocols);
+  const int proto = proto_of(best);
   const auto algorithm =
       static_cast<Algorithm>(best / CollectiveTable::kProtocols % CollectiveTable::kAlgorithms);
-  return cost_of(table.entries[best], algorithm, proto, n.value);
+  const Entry& chosen = table.entries[best];
+  if (chosen.pipelined()) {
+    return CommCost{Seconds(best_terms.latency + best_terms.bandwidth), Seconds(best_terms.latency),
+                    Seconds(best_terms.bandwidth), algorithm, static_cast<Protocol>(proto)};
+  }
+  return cost_of(chosen, algorithm, proto, n.value);
 }
+
+}  // namespace
 
 std::optional<Bytes> crossover_size(Collective c, Algorithm small, Algorithm large, const LinkPath& path,
                                     Bytes lo, Bytes hi) {

@@ -118,4 +118,27 @@ inline constexpr std::array<int, kProtocols> kThreadHalvings{3, 1, 3};
 /// device.h NCCL_MAX_NVLS_ARITY (> 2.20): NVLS channels (one head GPU each) per NVLink domain.
 inline constexpr int kMaxNvlsArity = 32;
 
+/// NCCL's pipeline model (NVIDIA/nccl @539478940fa87bcc0393d5a71e15fd0d09fccee3 src/tuning/pipeline_model/
+/// pipeline_model.h, ring.cc, tree.cc; @623aa02926e4bbc2a4651d543e6ec131d18c80aa pipeline_model.cc; enabled
+/// from Rubin by src/tuning/platforms/platforms.h, applied here with the constants of each GPU's own
+/// generation). NCCL_STEPS (src/include/device.h): buffer slots per connection.
+inline constexpr int kSteps = 8;
+/// comm->buffSizes (src/init.cc): LL 8 lines x 512 threads x NCCL_STEPS x 16 B; LL128 120 elements x 640
+/// threads x NCCL_STEPS x 8 B; Simple 4 MiB (NCCL_BUFFSIZE).
+inline constexpr PerProtocol kBufferBytes{524288.0, 4915200.0, 4194304.0};
+/// ncclGetChunkSize (src/include/coll_sizes.h): LL carries 8 data bytes per 16-byte line, LL128 15 of 16.
+inline constexpr PerProtocol kChunkDataFraction{0.5, 15.0 / 16.0, 1.0};
+/// coll_sizes.h: Simple on a ring, ALLREDUCE/ALLGATHER/REDUCESCATTER_CHUNKSTEPS NCCL_STEPS/2 and
+/// *_SLICESTEPS NCCL_STEPS/4; broadcast, reduce, every other algorithm and protocol one step each.
+inline constexpr int kRingChunkSteps = kSteps / 2;
+inline constexpr int kRingSliceSteps = kSteps / 4;
+/// ncclSimpleSliceSize: a slice is at least 1/32 of the nominal one, in units of 16 elements (4-byte floats,
+/// nccl-tests' default type).
+inline constexpr double kMinSliceFraction = 1.0 / 32.0;
+inline constexpr double kSliceGrainBytes = 16.0 * 4.0;
+/// src/tuning/model.h ncclTuningProtoBWFactor: a step's bandwidth per protocol (LL half, LL128 120/128).
+inline constexpr PerProtocol kPipelineProtocolFactor{0.5, 120.0 / 128.0, 1.0};
+/// pipeline_model.cc: algBw = ncclSoftMin(the pipeline's, the algorithm's maximum M, 0.1 x M) (model.h).
+inline constexpr double kSoftMinSmoothness = 0.1;
+
 }  // namespace costmodel::nccl

@@ -396,6 +396,7 @@ Topology build_topology(const ClusterSpec& cluster) {
   topo.host_link = cluster.gpu.host_link;
   topo.architecture = cluster.gpu.architecture;
   topo.torus_library = library_runs_torus_bucket(cluster.gpu.library);
+  topo.nccl = cluster.gpu.library == "NCCL";
 
   switch (cluster.topology) {
     case TopologyKind::kFatTree:

@@ -53,8 +53,9 @@ struct CommCost {
 /// The cost of `collective` on `n` bytes over `path` with `algorithm` and `protocol`. Auto keeps the fastest
 /// applicable choice among those NCCL makes (ring, tree, in-network, nvls-tree, pat, direct for all-to-all
 /// and send/recv; torus-bucket on a torus whose library runs it, library_runs_torus_bucket) and over LL,
-/// LL128 and Simple, as NCCL's tuner does (src/tuning/tuning.cc ncclTuningSelectBestTuning). Allocates
-/// nothing. Throws Error (kInput) if the pair is not applicable, or n is negative.
+/// LL128 and Simple, as NCCL's tuner does (src/tuning/tuning.cc ncclTuningSelectBestTuning): by NCCL's
+/// pipeline model for ring and tree with LL128 or Simple under NCCL, by its classic model otherwise.
+/// Allocates nothing. Throws Error (kInput) if the pair is not applicable, or n is negative.
 [[nodiscard]] CommCost collective_cost(Collective collective, Algorithm algorithm, Bytes n,
                                        const LinkPath& path, Protocol protocol = Protocol::kAuto);
 
@@ -82,12 +83,32 @@ struct CollectiveTable {
     double plateau_factor = 1.0;  ///< the latency's factor from plateau_bytes on
     double channel_bytes = 0.0;   ///< bytes one channel takes before NCCL adds the next (0: all always run)
     double channel_seconds_per_byte = 0.0;  ///< one launched channel (all its threads) alone
+    std::uint8_t channels = 0;              ///< NCCL's channels (comm->nChannels)
+    std::uint8_t thread_halvings = 0;       ///< times NCCL may halve a lone channel's threads
     /// The correction is read at n x this: NVLS moves a channel's data in loops of one chunk per head
     /// GPU, so its ramp follows n / heads (8 / heads; 1 for every other algorithm).
     double correction_scale = 1.0;
-    std::uint8_t channels = 0;         ///< NCCL's channels (comm->nChannels)
-    std::uint8_t thread_halvings = 0;  ///< times NCCL may halve a lone channel's threads
     std::uint8_t correction = 0;  ///< size-dependent bandwidth (NCCL treeCorrectionFactor): entries, 0 none
+    /// What NCCL launches, by its pipeline model (ring and tree, LL128 and Simple; zero for the others,
+    /// which keep the classic time): the first slice crosses every step, then one slice per
+    /// slowest step; the channels together move at most 1 / seconds_per_byte.
+    struct Pipeline {
+      enum class Slices : std::uint8_t { kRing, kTree };  ///< how NCCL counts a link's slices
+      double launch_latency = 0.0;                        ///< s, NCCL's base latency, outside the pipeline
+      double step_latency = 0.0;                          ///< s, the latency of the first slice's steps
+      double first_seconds_per_byte = 0.0;  ///< the first slice: sum over steps of 1 / the step's channel bw
+      double delay_seconds_per_byte = 0.0;  ///< each further slice: 1 / the slowest step's channel bw
+      double seconds_per_byte = 0.0;        ///< 1 / the most the channels together move (the algbw cap)
+      double nominal_chunk = 0.0;         ///< bytes: stepSize x chunkSteps (LL128: 15/16); NVLS: the largest
+      double nominal_slice = 0.0;         ///< bytes: nominal_chunk / chunkSteps x sliceSteps
+      int steps = 0;                      ///< ring: the steps (2(p-1) AllReduce)
+      int ranks = 0;                      ///< ring: p
+      std::uint8_t slices_per_chunk = 0;  ///< Simple's chunkSteps / sliceSteps; 0: a slice is a chunk
+      Slices slices = Slices::kRing;
+      bool ghost = false;  ///< ring AllReduce on more than 2 ranks: one slice less
+    };
+    Pipeline pipeline{};
+    [[nodiscard]] bool pipelined() const { return pipeline.first_seconds_per_byte > 0.0; }
     [[nodiscard]] bool runs() const { return latency >= 0.0; }
   };
 
@@ -100,6 +121,9 @@ struct CollectiveTable {
 /// A communicator's path with its collectives' size-independent costs prepared (collective_path()).
 struct CollectivePath : LinkPath {
   CollectiveTable table;
+  /// Names this table (unique per collective_path() call, copies share it): collective_cost() remembers
+  /// recent costs per thread under it. 0: never remembered. A prepared table is not to be modified.
+  std::uint64_t memo_id = 0;
 };
 
 /// `path` with its table. Allocates nothing.

@@ -133,6 +133,7 @@ struct Topology {
   BytesPerSecond host_link;  ///< one GPU's PCIe link per direction (GpuSpec::host_link); 0: no limit
   GpuArchitecture architecture = GpuArchitecture::kHopper;  ///< the GPUs' generation
   bool torus_library = false;  ///< the collective library runs torus algorithms (library_runs_torus_bucket)
+  bool nccl = true;            ///< the collective library is NCCL (its pipeline model prices rings and trees)
 };
 
 /// Whether collective library `library` (GpuSpec::library) runs the multi-dimensional bucket algorithm
@@ -206,6 +207,7 @@ struct LinkPath {
   BytesPerSecond nic_path_bandwidth;
   GpuArchitecture architecture = GpuArchitecture::kHopper;  ///< selects NCCL's per-generation constants
   bool torus_library = false;  ///< Topology::torus_library: Auto may choose torus-bucket on a torus
+  bool nccl = true;            ///< Topology::nccl
 };
 
 /// The path `comm` sees on `topology`. Throws Error (kInput) if ranks or stride < 1, or the last rank

@@ -78,6 +78,7 @@ struct Model {
   std::array<double, nccl::kProtocols> out_bw_factor{1.0, 1.0, 1.0};
   int torus_ring_steps = 0;
   int torus_dimensions = 0;
+  bool nccl = true;  // LinkPath::nccl
 };
 
 Model model_of(const LinkPath& path);
@@ -96,6 +97,34 @@ Entry make_entry(double latency, double bandwidth);
 // NCCL's launch on fewer channels and threads for small messages.
 void launch_channels(Entry& e, bool is_ring, int proto, double channel_busbw, double algbw_per_busbw,
                      const Model& m);
+// A stage of NCCL's pipeline (pipeline_model.h ncclTuningPipelineStep): its steps and one channel's
+// bandwidth through each, B/s.
+struct PipelineStage {
+  int steps = 0;
+  double bandwidth = 0.0;
+};
+struct PipelineShape {
+  Entry::Pipeline::Slices slices = Entry::Pipeline::Slices::kRing;
+  double step_latency = 0.0;  // s, the first slice's steps together
+  PipelineStage intra;
+  PipelineStage inter;
+};
+// NCCL's pipeline model of what a ring, tree or NVLS launches (e.latency, the classic latency with NCCL's
+// base latency, and e.seconds_per_byte, the algorithm's most, must be set).
+void set_pipeline(Entry& e, Collective c, int proto, const PipelineShape& shape, const Model& m);
+// A ring or tree step's bandwidth per channel, B/s: NCCL's ncclTuningProtoBWFactor (LL half, LL128 120/128)
+// of the graph channel's speed.
+inline double pipeline_step_bw(const Model& m, int proto) {
+  return nccl::kPipelineProtocolFactor[static_cast<std::size_t>(proto)] * m.channel_bw;
+}
+// Whether NCCL's pipeline model prices what the (ring or tree, `proto`) launches: NCCL's own, not RCCL's or
+// HCCL's (RCCL keeps NCCL's classic tuning model, ROCm/rccl src/graph/tuning.cc; HCCL publishes none; their
+// published curves, tests/vendors_test.cpp, hold with it). LL stores a flag with every 8 bytes
+// (src/device/prims_ll.h), so its data flows on without waiting for a slice per step: it keeps the classic
+// model (and the channels launched for n).
+inline bool pipelined(const Model& m, int proto) {
+  return m.nccl && proto != kLL;
+}
 // One ring channel's bus bandwidth per protocol, B/s.
 double ring_channel_busbw(const Model& m, int proto);
 // Fractions of the data that cross each level in a two-level reduce-scatter: (L-1)/L inside the domain,

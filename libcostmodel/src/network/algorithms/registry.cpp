@@ -27,6 +27,9 @@ Entry evaluate(Collective c, Algorithm a, int proto, const Model& m) {
   if (e.runs() && factor != 1.0) {
     e.seconds_per_byte /= factor;
     e.channel_seconds_per_byte /= factor;
+    e.pipeline.seconds_per_byte /= factor;
+    e.pipeline.first_seconds_per_byte /= factor;
+    e.pipeline.delay_seconds_per_byte /= factor;
   }
   return e;
 }

@@ -19,7 +19,8 @@ bool ring_applies(Collective c, const LinkPath& /*path*/, const Why& why) {
 // overhead) + nInterSteps x network step, nInterSteps 2(N-1) for AllReduce, N-1 otherwise. With one GPU per
 // domain the network step is the tree's (NCCL 2.23-2.26 tuning.cc: "with ppn=1 latencies are fully
 // exposed"). Broadcast/Reduce: nsteps x the step (Simple: the tree's NVLink step, "chunk latency"), the steps
-// that cross domains at the network's.
+// that cross domains at the network's. LL128 and Simple: what launches by NCCL's pipeline model
+// (set_pipeline, collective.cpp pipelined_terms), with this latency and this bandwidth as its cap.
 Entry ring(Collective c, int proto, const Model& m) {
   const int steps = ring_steps(c, m.p);
   const double bw = ring_protocol_bw(m, m.ring_busbw, proto) * m.p / steps;
@@ -37,7 +38,12 @@ Entry ring(Collective c, int proto, const Model& m) {
     intra = std::max(nvlink_hop(m, nccl::kRingRow, proto), overhead);
     inter = m.multi ? (c == Collective::kAllReduce ? 2 : 1) * (m.groups - 1) : 0;
   }
-  Entry e = make_entry(base_latency(nccl::kRingRow, proto) + (steps - inter) * intra + inter * out, bw);
+  const double step_latency = (steps - inter) * intra + inter * out;
+  Entry e = make_entry(base_latency(nccl::kRingRow, proto) + step_latency, bw);
+  if (pipelined(m, proto)) {
+    set_pipeline(e, c, proto,
+                 {Entry::Pipeline::Slices::kRing, step_latency, {steps, pipeline_step_bw(m, proto)}, {}}, m);
+  }
   if (c == Collective::kAllReduce && proto == kSimple && m.multi) {
     e.plateau_bytes = nccl::kRingPlateauBytes * m.channels * m.p;
     e.plateau_factor = m.arch == 0 ? nccl::kRingPlateauVolta : nccl::kRingPlateau;
