@@ -88,18 +88,18 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   // regress; README "Accuracy" states the shortfall): everything median 6.5% (met) and max 200%; dense 5.6%
   // / 25% (5.0% / 21% before rings and trees ran NCCL's pipeline model: slower mid-size collectives move the
   // runs the model already finds slow, the 2021 Megatron-LM 175B rows and NeMo's Llama 2 70B, further; MT-NLG
-  // on 3,360 A100 the max, Korthikanti et al. 2022 and Llama 3 405B next, slow); the MoE runs 20% / 199%: fine-grained experts (Qwen3 30B-A3B: 128 experts of 768) at one or two
-  // sequences per micro-batch run 2-3x slower than the model says, the same split at micro-batch 4 on GB200
-  // 23% (a cost per micro-batch the model does not have); Qwen3 235B-A22B on H100 at GBS 8192 states
-  // ep_comm_overlap: on and comes out fast. The DeepSpeed rows state grad_accumulation_fusion: off (a
-  // main_grad += grad pass per micro-batch) and, for MT-NLG and BLOOM, overlap: off (the pipeline engine
-  // reduces after the last micro-batch). The 2021-22 Megatron-LM rows state the software of their time
-  // (blocking pipeline send/recv, no TP communication overlap), the NeMo 24.07 Llama 2 70B row its recipe's
-  // tp_comm_overlap: off, MPT its dropout: 0. The 2021 ZeRO-3 runs (zero3_gather: list: DeepSpeed's
-  // per-parameter list collectives, each paying its latency and world_size per-shard views and copies, the
-  // recompute's gathers, reduce-scatters the device synchronization keeps on the critical path,
-  // module-by-module gathered memory) are 7% to 45% optimistic in TFLOP/s (530B on 2,240 GPUs the max), and
-  // all six fit: within issue 13's 50%.
+  // on 3,360 A100 the max, Korthikanti et al. 2022 and Llama 3 405B next, slow); the MoE runs 20% / 199%:
+  // fine-grained experts (Qwen3 30B-A3B: 128 experts of 768) at one or two sequences per micro-batch run 2-3x
+  // slower than the model says, the same split at micro-batch 4 on GB200 23% (a cost per micro-batch the
+  // model does not have); Qwen3 235B-A22B on H100 at GBS 8192 states ep_comm_overlap: on and comes out fast.
+  // The DeepSpeed rows state grad_accumulation_fusion: off (a main_grad += grad pass per micro-batch) and,
+  // for MT-NLG and BLOOM, overlap: off (the pipeline engine reduces after the last micro-batch). The 2021-22
+  // Megatron-LM rows state the software of their time (blocking pipeline send/recv, no TP communication
+  // overlap), the NeMo 24.07 Llama 2 70B row its recipe's tp_comm_overlap: off, MPT its dropout: 0. The 2021
+  // ZeRO-3 runs (zero3_gather: list: DeepSpeed's per-parameter list collectives, each paying its latency and
+  // world_size per-shard views and copies, the recompute's gathers, reduce-scatters the device
+  // synchronization keeps on the critical path, module-by-module gathered memory) are 7% to 45% optimistic in
+  // TFLOP/s (530B on 2,240 GPUs the max), and all six fit: within issue 13's 50%.
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
   const auto runs = load_published_runs(
       std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/holdout-runs.yaml", catalog);

@@ -73,9 +73,11 @@ struct CollectiveTable {
   static constexpr int kProtocols = kProtocolCount - 1;    ///< LL, LL128, Simple
   static constexpr int kMaxCandidates = 12;                ///< Auto's choices kept per collective
 
-  /// One (collective, algorithm, protocol): time(n) = latency x (n >= plateau_bytes ? plateau_factor : 1)
-  /// + n x max(seconds_per_byte, channel_seconds_per_byte / the channels NCCL launches for n) /
-  /// correction(n x correction_scale).
+  /// One (collective, algorithm, protocol): NCCL's classic prediction latency x (n >= plateau_bytes ?
+  /// plateau_factor : 1) + n x seconds_per_byte / correction(n x correction_scale); what launches is that
+  /// with max(seconds_per_byte, channel_seconds_per_byte / the channels NCCL launches for n), or for a
+  /// pipelined pair (pipelined()) latency + n / NCCL's pipeline model's bandwidth, which is also what Auto
+  /// compares.
   struct Entry {
     double latency = -1.0;  ///< s; negative: the pair does not run on this communicator
     double seconds_per_byte = 0.0;
@@ -99,11 +101,11 @@ struct CollectiveTable {
       double first_seconds_per_byte = 0.0;  ///< the first slice: sum over steps of 1 / the step's channel bw
       double delay_seconds_per_byte = 0.0;  ///< each further slice: 1 / the slowest step's channel bw
       double seconds_per_byte = 0.0;        ///< 1 / the most the channels together move (the algbw cap)
-      double nominal_chunk = 0.0;         ///< bytes: stepSize x chunkSteps (LL128: 15/16); NVLS: the largest
-      double nominal_slice = 0.0;         ///< bytes: nominal_chunk / chunkSteps x sliceSteps
-      int steps = 0;                      ///< ring: the steps (2(p-1) AllReduce)
-      int ranks = 0;                      ///< ring: p
-      std::uint8_t slices_per_chunk = 0;  ///< Simple's chunkSteps / sliceSteps; 0: a slice is a chunk
+      double nominal_chunk = 0.0;           ///< bytes: stepSize x chunkSteps (LL128: 15/16)
+      double nominal_slice = 0.0;           ///< bytes: nominal_chunk / chunkSteps x sliceSteps
+      int steps = 0;                        ///< ring: the steps (2(p-1) AllReduce)
+      int ranks = 0;                        ///< ring: p
+      std::uint8_t slices_per_chunk = 0;    ///< Simple's chunkSteps / sliceSteps; 0: a slice is a chunk
       Slices slices = Slices::kRing;
       bool ghost = false;  ///< ring AllReduce on more than 2 ranks: one slice less
     };
