@@ -412,11 +412,13 @@ CollectivePath collective_path(const LinkPath& path) {
         const double y_slowest =
             y.correction > 0 ? nccl::kTreeCorrectionMin[yi % CollectiveTable::kProtocols] : 1.0;
         const double y_spb = y.seconds_per_byte / y_slowest;
-        const bool no_worse = y_latency <= x.latency && y_spb <= x.seconds_per_byte;
+        // x's fastest: latency + n x its seconds per byte (a pipelined pair: its cap's, which a two-node tree
+        // of one GPU per node doubles).
+        const double x_spb = x.pipelined() ? x.pipeline.seconds_per_byte : x.seconds_per_byte;
+        const bool no_worse = y_latency <= x.latency && y_spb <= x_spb;
         // Strictly better by more than rounding (a pair that ties NCCL's prediction is kept, the first in
         // NCCL's order then wins, as in collective_cost on a path; their launched costs may differ).
-        const bool better =
-            y_latency < x.latency * (1.0 - 1e-9) || y_spb < x.seconds_per_byte * (1.0 - 1e-9) || j < i;
+        const bool better = y_latency < x.latency * (1.0 - 1e-9) || y_spb < x_spb * (1.0 - 1e-9) || j < i;
         // A pipelined pair is never faster than its latency + n / its cap (the soft minimum stays under
         // it), so a classic pair no slower than that dominates it; a pipelined y has no slowest case.
         dominated = no_worse && better && !y.pipelined();
