@@ -79,20 +79,32 @@ double correction(int proto, int entries, double n) {
   return nccl::kTreeCorrection[static_cast<std::size_t>(proto)][static_cast<std::size_t>(index)];
 }
 
-// Seconds per byte of a message of `n` bytes on the channels and threads NCCL launches for it (NVIDIA/nccl
+// The channels and threads NCCL launches for a message of `n` bytes (NVIDIA/nccl
 // @147bc25a6c3e3565a96d8e5393875a3d042cbe0a src/tuning/tuning_general.cc ncclTuningGetChannels;
 // @01e6dd915fdd2627a7205f5aa1c7f14d46990226 src/enqueue.cc topoGetAlgoInfo, the same loop): NCCL drops a
 // channel while n < nChannels x nThreads x threadThreshold, then halves a lone channel's threads while
-// n < nThreads x threadThreshold and nThreads is a multiple of 128. A launched channel (one thread block)
-// moves at most its graph channel's speed, in proportion to its threads; together they move at most the
-// whole (NCCL's pipeline model: nChannels x per-channel bandwidth capped by the graph's,
-// @623aa02926e4bbc2a4651d543e6ec131d18c80aa src/tuning/pipeline_model/pipeline_model.cc).
+// n < nThreads x threadThreshold and nThreads is a multiple of 128.
+struct Launched {
+  double channels = 1.0;  // channels NCCL launches for n
+  double threads = 1.0;   // the share of a lone channel's threads it keeps
+};
+inline Launched launch_of(const Entry& e, double n) {
+  Launched l;
+  if (e.channels == 0) return l;
+  l.channels = std::clamp(std::floor(n / e.channel_bytes), 1.0, static_cast<double>(e.channels));
+  for (int h = 0; h < e.thread_halvings && n < l.channels * l.threads * e.channel_bytes; ++h)
+    l.threads *= 0.5;
+  return l;
+}
+
+// Seconds per byte on them: a launched channel (one thread block) moves at most its graph channel's speed, in
+// proportion to its threads; together they move at most the whole (NCCL's pipeline model: nChannels x
+// per-channel bandwidth capped by the graph's, @623aa02926e4bbc2a4651d543e6ec131d18c80aa
+// src/tuning/pipeline_model/pipeline_model.cc).
 inline double launched_seconds_per_byte(const Entry& e, double n) {
   if (e.channels == 0) return e.seconds_per_byte;
-  const double active = std::clamp(std::floor(n / e.channel_bytes), 1.0, static_cast<double>(e.channels));
-  double threads = 1.0;
-  for (int h = 0; h < e.thread_halvings && n < active * threads * e.channel_bytes; ++h) threads *= 0.5;
-  return std::max(e.seconds_per_byte, e.channel_seconds_per_byte / (active * threads));
+  const Launched l = launch_of(e, n);
+  return std::max(e.seconds_per_byte, e.channel_seconds_per_byte / (l.channels * l.threads));
 }
 
 struct Terms {
@@ -143,8 +155,8 @@ double soft_min(double x, double m) {
 // What NCCL launches for a ring or tree, by its pipeline model (NVIDIA/nccl
 // @623aa02926e4bbc2a4651d543e6ec131d18c80aa src/tuning/pipeline_model/pipeline_model.cc
 // ncclTuningPipelineModelSim; sizes @10354992f6bec255684752fcae615e03a933e145 pipeline_model.h; slice counts
-// @539478940fa87bcc0393d5a71e15fd0d09fccee3 ring.cc, tree.cc): on the channels launched for n (as
-// launched_seconds_per_byte), each moves n / channels in chunks of min(nominal chunk, its share) and slices
+// @539478940fa87bcc0393d5a71e15fd0d09fccee3 ring.cc, tree.cc): on the channels launched for n (launch_of),
+// each moves n / channels in chunks of min(nominal chunk, its share) and slices
 // of them; the first slice crosses every step, each further one follows at the slowest step; the channels
 // together move at most the algorithm's bandwidth (ncclSoftMin). The latency is the classic model's, NCCL's
 // base latency and every step's once (NCCL's pipeline counts the steps' inside its rate, with half a round
@@ -152,15 +164,9 @@ double soft_min(double x, double m) {
 // latency + n / the algorithm's bandwidth).
 Terms pipelined_terms(const Entry& e, double n) {
   const Entry::Pipeline& q = e.pipeline;
-  double active = 1.0;
-  double threads = 1.0;
-  if (e.channels > 0) {
-    active = std::clamp(std::floor(n / e.channel_bytes), 1.0, static_cast<double>(e.channels));
-    for (int h = 0; h < e.thread_halvings && n < active * threads * e.channel_bytes; ++h) threads *= 0.5;
-  }
+  const auto [active, threads] = launch_of(e, n);
   const double channel = std::ceil(n / active);
-  const double latency = q.launch_latency + q.step_latency;
-  if (channel <= 0.0) return {latency, 0.0};
+  if (channel <= 0.0) return {e.latency, 0.0};
   const double chunk = std::min(q.nominal_chunk, channel);
   double slice = std::min(chunk, q.nominal_slice);
   if (q.slices_per_chunk > 0) {  // ncclSimpleSliceSize
@@ -177,7 +183,7 @@ Terms pipelined_terms(const Entry& e, double n) {
   const double transfer = slice * q.first_seconds_per_byte / threads +
                           (slices - 1.0) * slice * q.delay_seconds_per_byte / threads;
   const double rate = active * channel / transfer;
-  return {latency, n / soft_min(rate, 1.0 / q.seconds_per_byte)};
+  return {e.latency, n / soft_min(rate, 1.0 / q.seconds_per_byte)};
 }
 
 // What Auto compares: NCCL's pipeline model for the pairs it prices (as NCCL's tuner does where the model is
@@ -187,10 +193,13 @@ double predicted_time(const Entry& e, int proto, double n) {
   return t.latency + t.bandwidth;
 }
 
-CommCost cost_of(const Entry& e, Algorithm a, int proto, double n) {
-  const Terms t = e.pipelined() ? pipelined_terms(e, n) : terms_of(e, proto, n, true);
+CommCost cost_from(const Terms& t, Algorithm a, int proto) {
   return CommCost{Seconds(t.latency + t.bandwidth), Seconds(t.latency), Seconds(t.bandwidth), a,
                   static_cast<Protocol>(proto)};
+}
+
+CommCost cost_of(const Entry& e, Algorithm a, int proto, double n) {
+  return cost_from(e.pipelined() ? pipelined_terms(e, n) : terms_of(e, proto, n, true), a, proto);
 }
 
 }  // namespace
@@ -534,11 +543,10 @@ CommCost compute_cost(Collective c, Algorithm a, Bytes n, const CollectivePath& 
   const auto algorithm =
       static_cast<Algorithm>(best / CollectiveTable::kProtocols % CollectiveTable::kAlgorithms);
   const Entry& chosen = table.entries[best];
-  if (chosen.pipelined()) {
-    return CommCost{Seconds(best_terms.latency + best_terms.bandwidth), Seconds(best_terms.latency),
-                    Seconds(best_terms.bandwidth), algorithm, static_cast<Protocol>(proto)};
-  }
-  return cost_of(chosen, algorithm, proto, n.value);
+  // A pipelined pair's terms are what launches (computed above); a classic pair's launch differs from the
+  // prediction compared.
+  return chosen.pipelined() ? cost_from(best_terms, algorithm, proto)
+                            : cost_of(chosen, algorithm, proto, n.value);
 }
 
 }  // namespace

@@ -92,12 +92,11 @@ struct CollectiveTable {
     double correction_scale = 1.0;
     std::uint8_t correction = 0;  ///< size-dependent bandwidth (NCCL treeCorrectionFactor): entries, 0 none
     /// What NCCL launches, by its pipeline model (ring and tree, LL128 and Simple; zero for the others,
-    /// which keep the classic time): the first slice crosses every step, then one slice per
-    /// slowest step; the channels together move at most 1 / seconds_per_byte.
+    /// which keep the classic time): `latency` (NCCL's base latency and every step's, once), then the
+    /// first slice crosses every step and one slice follows per slowest step; the channels together move
+    /// at most 1 / seconds_per_byte.
     struct Pipeline {
       enum class Slices : std::uint8_t { kRing, kTree };  ///< how NCCL counts a link's slices
-      double launch_latency = 0.0;                        ///< s, NCCL's base latency, outside the pipeline
-      double step_latency = 0.0;                          ///< s, the latency of the first slice's steps
       double first_seconds_per_byte = 0.0;  ///< the first slice: sum over steps of 1 / the step's channel bw
       double delay_seconds_per_byte = 0.0;  ///< each further slice: 1 / the slowest step's channel bw
       double seconds_per_byte = 0.0;        ///< 1 / the most the channels together move (the algbw cap)

@@ -4,8 +4,7 @@
 // runs (`*_applies`) beside its cost (the size-independent entry it adds to a communicator's
 // CollectiveTable), as NCCL keeps one algorithm per file (src/tuning/ring.cc, tree.cc, nvls.cc, pat.cc).
 // common.cpp holds the communicator as NCCL's tuning model sees it (Model) and the step and protocol terms
-// the algorithms share; collective_algorithms.cpp the table of algorithms; collective.cpp Auto and the
-// public functions.
+// the algorithms share; registry.cpp the table of algorithms; collective.cpp Auto and the public functions.
 
 #include <array>
 #include <bit>
@@ -13,14 +12,12 @@
 
 #include "costmodel/network/collective.hpp"
 #include "costmodel/spec/cluster.hpp"
+#include "costmodel/units.hpp"
 #include "network/nccl_tuning.hpp"
 
 namespace costmodel::detail {
 
 using Entry = CollectiveTable::Entry;
-
-inline constexpr double kMicro = 1e-6;
-inline constexpr double kGiga = 1e9;  // NCCL's GB/s
 
 // A bandwidth no level falls below, so an empty level never divides by zero (no NaN, ever).
 inline constexpr double kMinBandwidth = 1e-3;
@@ -97,26 +94,11 @@ Entry make_entry(double latency, double bandwidth);
 // NCCL's launch on fewer channels and threads for small messages.
 void launch_channels(Entry& e, bool is_ring, int proto, double channel_busbw, double algbw_per_busbw,
                      const Model& m);
-// A stage of NCCL's pipeline (pipeline_model.h ncclTuningPipelineStep): its steps and one channel's
-// bandwidth through each, B/s.
-struct PipelineStage {
-  int steps = 0;
-  double bandwidth = 0.0;
-};
-struct PipelineShape {
-  Entry::Pipeline::Slices slices = Entry::Pipeline::Slices::kRing;
-  double step_latency = 0.0;  // s, the first slice's steps together
-  PipelineStage intra;
-  PipelineStage inter;
-};
-// NCCL's pipeline model of what a ring, tree or NVLS launches (e.latency, the classic latency with NCCL's
-// base latency, and e.seconds_per_byte, the algorithm's most, must be set).
-void set_pipeline(Entry& e, Collective c, int proto, const PipelineShape& shape, const Model& m);
-// A ring or tree step's bandwidth per channel, B/s: NCCL's ncclTuningProtoBWFactor (LL half, LL128 120/128)
-// of the graph channel's speed.
-inline double pipeline_step_bw(const Model& m, int proto) {
-  return nccl::kPipelineProtocolFactor[static_cast<std::size_t>(proto)] * m.channel_bw;
-}
+// NCCL's pipeline model of what a ring or tree launches (`slices`: how NCCL counts a link's slices): its
+// `steps` steps, each at NCCL's ncclTuningProtoBWFactor (LL half, LL128 120/128) of the graph channel's
+// speed. e.latency and e.seconds_per_byte (the algorithm's most) must be set.
+void set_pipeline(Entry& e, Collective c, int proto, Entry::Pipeline::Slices slices, int steps,
+                  const Model& m);
 // Whether NCCL's pipeline model prices what the (ring or tree, `proto`) launches: NCCL's own, not RCCL's or
 // HCCL's (RCCL keeps NCCL's classic tuning model, ROCm/rccl src/graph/tuning.cc; HCCL publishes none; their
 // published curves, tests/vendors_test.cpp, hold with it). LL stores a flag with every 8 bytes

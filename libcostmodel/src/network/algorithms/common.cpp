@@ -200,32 +200,24 @@ void launch_channels(Entry& e, bool is_ring, int proto, double channel_busbw, do
 
 // NCCL's pipeline model (nccl_tuning.hpp kSteps, pipeline_model.h ncclTuningPreComputePipeline): the
 // nominal chunk of the protocol (stepSize x chunkSteps; Simple on a ring: chunkSteps 4 and slices of 2 steps
-// for all-reduce, all-gather and reduce-scatter, one step otherwise) and the stages' steps: the first slice
-// crosses every step at the stage's per-channel bandwidth, each further one follows at the slowest stage's.
-void set_pipeline(Entry& e, Collective c, int proto, const PipelineShape& shape, const Model& m) {
+// for all-reduce, all-gather and reduce-scatter, one step otherwise) and the steps: the first slice crosses
+// every step at one channel's step bandwidth, each further one follows one step behind.
+void set_pipeline(Entry& e, Collective c, int proto, Entry::Pipeline::Slices slices, int steps,
+                  const Model& m) {
   const auto p = static_cast<std::size_t>(proto);
   Entry::Pipeline& q = e.pipeline;
-  const bool ring = shape.slices == Entry::Pipeline::Slices::kRing;
+  const bool ring = slices == Entry::Pipeline::Slices::kRing;
   const bool chunked = ring && proto == kSimple && c != Collective::kBroadcast && c != Collective::kReduce;
   const int chunk_steps = chunked ? nccl::kRingChunkSteps : 1;
   const int slice_steps = chunked ? nccl::kRingSliceSteps : 1;
-  q.launch_latency = e.latency - shape.step_latency;
-  q.step_latency = shape.step_latency;
+  const double step_bw = std::max(nccl::kPipelineProtocolFactor[p] * m.channel_bw, kMinBandwidth);
   q.seconds_per_byte = e.seconds_per_byte;
-  double first = 0.0;
-  double delay = 0.0;
-  for (const PipelineStage& stage : {shape.intra, shape.inter}) {
-    if (stage.steps <= 0) continue;
-    const double bw = std::max(stage.bandwidth, kMinBandwidth);
-    first += stage.steps / bw;
-    delay = std::max(delay, 1.0 / bw);
-  }
-  q.first_seconds_per_byte = first;
-  q.delay_seconds_per_byte = delay;
+  q.first_seconds_per_byte = steps / step_bw;
+  q.delay_seconds_per_byte = 1.0 / step_bw;
   q.nominal_chunk = nccl::kBufferBytes[p] / nccl::kSteps * chunk_steps * nccl::kChunkDataFraction[p];
   q.nominal_slice = q.nominal_chunk / chunk_steps * slice_steps;
   q.slices_per_chunk = static_cast<std::uint8_t>(proto == kSimple ? chunk_steps / slice_steps : 0);
-  q.slices = shape.slices;
+  q.slices = slices;
   q.steps = ring ? ring_steps(c, m.p) : 0;
   q.ranks = ring ? m.p : 0;
   q.ghost = ring && c == Collective::kAllReduce && m.p > 2;

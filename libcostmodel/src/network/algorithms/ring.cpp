@@ -40,10 +40,7 @@ Entry ring(Collective c, int proto, const Model& m) {
   }
   const double step_latency = (steps - inter) * intra + inter * out;
   Entry e = make_entry(base_latency(nccl::kRingRow, proto) + step_latency, bw);
-  if (pipelined(m, proto)) {
-    set_pipeline(e, c, proto,
-                 {Entry::Pipeline::Slices::kRing, step_latency, {steps, pipeline_step_bw(m, proto)}, {}}, m);
-  }
+  if (pipelined(m, proto)) set_pipeline(e, c, proto, Entry::Pipeline::Slices::kRing, steps, m);
   if (c == Collective::kAllReduce && proto == kSimple && m.multi) {
     e.plateau_bytes = nccl::kRingPlateauBytes * m.channels * m.p;
     e.plateau_factor = m.arch == 0 ? nccl::kRingPlateauVolta : nccl::kRingPlateau;

@@ -51,16 +51,11 @@ Entry tree(Collective c, int proto, const Model& m) {
                               inter_steps * net_hop(m, nccl::kTreeRow, proto, m.far_excess);
   Entry e = make_entry(base_latency(nccl::kTreeRow, proto) + step_latency, 0.5 * busbw);
   if (pipelined(m, proto)) {
-    set_pipeline(e, c, proto,
-                 {Entry::Pipeline::Slices::kTree,
-                  step_latency,
-                  {intra_steps + inter_steps, pipeline_step_bw(m, proto)},
-                  {}},
-                 m);
+    set_pipeline(e, c, proto, Entry::Pipeline::Slices::kTree, intra_steps + inter_steps, m);
+    e.pipeline.seconds_per_byte /= two_nodes;
   }
   e.correction = nccl::kTreeCorrectionEntries;
   launch_channels(e, false, proto, pattern * tree_busbw(m.channel_bw, 1.0), 0.5, m);
-  e.pipeline.seconds_per_byte /= two_nodes;
   return e;
 }
 
