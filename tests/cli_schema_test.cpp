@@ -161,7 +161,7 @@ TEST_CASE("catalog: every catalog's fields") {
       "scale_up_in_network_efficiency,efficiency_fitted,source";
   const std::string links =
       "name,line_rate_Bps,efficiency,effective_bandwidth_Bps,latency_s,transport,nccl_protocols,gpudirect,"
-      "media,"
+      "multipath,ecmp_flows,media,"
       "transceiver_power_w,transceiver_price_usd,nic_power_w,nic_price_usd,price_estimate,source";
   const std::string switches =
       "name,vendor,radix,port_bandwidth_Bps,breakout_radix,breakout_port_bandwidth_Bps,cages,latency_s,"

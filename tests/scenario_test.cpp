@@ -135,8 +135,8 @@ TEST_CASE("example 1: GPT-3 175B on 1,024 A100") {
 }
 
 TEST_CASE(
-    "example 2: more bandwidth never slows a step (at most a latency blip), and stops paying once compute "
-    "bound") {
+    "example 2: more bandwidth never slows a step (at most a latency blip or ECMP's collisions), and stops "
+    "paying once compute bound") {
   const Ran ran = run_example("link-speed.yaml");
   const std::vector<std::string> links = {"ib-hdr-200g", "ib-ndr-400g", "ib-xdr-800g", "eth-1.6t"};
   for (const std::string model : {"gpt3-175b", "llama3-405b"}) {
@@ -147,9 +147,11 @@ TEST_CASE(
       for (const auto& link : links) {
         // Past 400G an H100 gains little bandwidth: its PCIe Gen5 x16 link (48 GB/s, NCCL's figure) caps what
         // one GPU moves through its NIC. 1.6T is Ethernet (RoCE: 2 us, 600 ns Tomahawk hops) after
-        // InfiniBand (1 us, 130-200 ns): its latency may then cost a little, so allow 1% there. XDR's Q3400
-        // hops (200 ns) are slower than NDR's QM9700 (130 ns): a latency-bound stream may lose microseconds.
-        const double slack = link == "eth-1.6t" ? 1e-2 : 1e-5;
+        // InfiniBand (1 us, 130-200 ns), and its flows hash onto uplinks (ECMP, 2 per port): where the DP
+        // rings cross leaves their collisions cost it (topology_test derives them), here at most 5.4% of
+        // XDR's step, so allow 6% there. XDR's Q3400 hops (200 ns) are slower than NDR's QM9700 (130 ns): a
+        // latency-bound stream may lose microseconds.
+        const double slack = link == "eth-1.6t" ? 6e-2 : 1e-5;
         const ScenarioRow& r = row(ran, {model, gpus, link});
         if (r.best.empty()) {
           // 40-port HDR switches: a 3-tier fat-tree holds 40^3/4 = 16,000 ports < 16,384 NICs.

@@ -67,6 +67,8 @@ std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& c
     out << "]\n";
   }
   out << "    transport: " << to_string(c.link.transport) << '\n'
+      << "    multipath: " << to_string(c.link.multipath) << '\n'
+      << "    ecmp_flows: " << c.link.ecmp_flows << '\n'
       << "    nic_price: " << fixed(c.link.nic_price.value, 2) << "USD\n"
       << "    nic_power: " << fixed(c.link.nic_power.value, 3) << "W\n"
       << "    transceiver_price: " << fixed(c.link.transceiver_price.value, 2) << "USD\n"

@@ -319,6 +319,9 @@ LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry) {
   if (l.gpudirect && l.transport == Transport::kTcp) {
     throw map.error_at("gpudirect", "GPUDirect RDMA needs an RDMA transport, not tcp");
   }
+  l.multipath = *parse_multipath(map.optional_choice("multipath", {"balanced", "ecmp", "spray"})
+                                     .value_or(std::string(to_string(l.multipath))));
+  l.ecmp_flows = static_cast<int>(map.optional_integer("ecmp_flows", 1, 1 << 12).value_or(l.ecmp_flows));
   l.media = all_required ? map.string("media") : map.optional_string("media").value_or(l.media);
   l.transceiver_power = Watts(quantity("transceiver_power", Dimension::kWatts, l.transceiver_power.value));
   l.transceiver_price = Usd(quantity("transceiver_price", Dimension::kUsd, l.transceiver_price.value));

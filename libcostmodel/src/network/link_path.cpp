@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <mutex>
 #include <numeric>
 #include <string>
+#include <unordered_map>
 #include <variant>
 
 #include "costmodel/error.hpp"
@@ -51,6 +54,7 @@ struct Traffic {
   int nodes = 1;        ///< nodes holding ranks
   int node_step = 1;    ///< nodes between consecutive ranks (ring neighbours), at least 1
   double active = 1.0;  ///< share of a node's NIC ports the node's ranks drive
+  int ecmp_flows = 0;   ///< flows per port and peer hashed onto uplinks (Topology::ecmp_flows); 0: none
 };
 
 struct ScaleOutShape {
@@ -73,6 +77,16 @@ double leaving_share(const Traffic& t, int block_nodes) {
   return static_cast<double>(t.nodes - inside) / (t.nodes - 1);
 }
 
+// The share of its port rate a flow keeps when `ports` ports' worth of traffic leaves a leaf over `uplinks`
+// uplinks of the same rate, each port's traffic split into `per_port` flows. Balanced or sprayed: the cut
+// (cut_share). ECMP: the busiest uplink sets the pace of a synchronous collective, so a flow gets
+// per_port / E[flows on the busiest uplink] of a port (expected_busiest_uplink).
+double uplink_share(const Traffic& t, double uplinks, double ports, double per_port) {
+  if (t.ecmp_flows == 0 || ports <= 0.0) return cut_share(uplinks, ports);
+  const int n = std::max(1, static_cast<int>(uplinks));
+  return std::min(1.0, per_port / detail::expected_busiest_uplink(ports * per_port, n));
+}
+
 // A leaf's uplinks under each pattern: a ring (or tree) crosses a leaf boundary only from the last
 // min(step, nodes per leaf) nodes of the leaf, while uniform traffic leaves from every node in proportion
 // to the destinations outside the leaf. Every host of the leaf runs the same pattern (concurrent groups).
@@ -82,8 +96,11 @@ ScaleOutShape tree_shape(const FatTree& tree, const Traffic& t, double uniform_l
   const double node_ports = tree.node_ports_per_leaf * t.active;
   const double uplinks = tree.leaf_uplinks;
   const int crossing_nodes = std::min(t.node_step, tree.nodes_per_leaf);
-  return {hops, cut_share(uplinks, crossing_nodes * node_ports),
-          cut_share(uplinks, tree.nodes_per_leaf * node_ports * uniform_leaving)};
+  // A ring or tree port sends to one peer; uniform traffic to every node outside the leaf, a flow each.
+  const double remote_nodes = std::max(1.0, uniform_leaving * (t.nodes - 1));
+  return {hops, uplink_share(t, uplinks, crossing_nodes * node_ports, t.ecmp_flows),
+          uplink_share(t, uplinks, tree.nodes_per_leaf * node_ports * uniform_leaving,
+                       t.ecmp_flows * remote_nodes)};
 }
 
 // Dragonfly+ global links, per group, for G groups spanned (Kim et al. 2008 §4; Shpiner et al. 2017 §3).
@@ -136,6 +153,94 @@ BytesPerSecond relayed(BytesPerSecond network, double relayed_share, BytesPerSec
 }
 
 }  // namespace
+
+namespace detail {
+
+// Balls into bins by the Poisson approximation: the loads of the n bins are nearly independent Poisson(λ =
+// k/n), so P(max < m) ≈ F_λ(m-1)^n and E[max] = Σ_{m≥1} 1 - F_λ(m-1)^n (Mitzenmacher & Upfal 2005,
+// Probability and Computing §5.4). Above 100 flows per bin the Poisson is normal, and E[max] = λ + √λ·z_n
+// with z_n the expected largest of n standard normals (it grows as √(2 ln n): Raab & Steger 1998, Balls
+// into Bins - A Simple and Tight Analysis, Thm 1). ECMP places each flow by a hash of its five-tuple (and,
+// with E-ECMP, its queue pair) in this way, and LLM training's few large flows per NIC collide: Meta found
+// plain ECMP poor for training, and hashing on 16 queue pairs per connection worth up to 40% of all-reduce
+// busbw (Gangidi et al., RDMA over Ethernet for Distributed AI Training at Meta Scale, SIGCOMM 2024);
+// Alibaba's HPN names the same hash polarization (Qian et al., SIGCOMM 2024).
+namespace {
+
+// z_n = E[max of n standard normals] = ∫_0^∞ 1 - Φ(x)^n dx - ∫_{-∞}^0 Φ(x)^n dx, by the midpoint rule
+// on [-8, 8] (Φ(-8)^n and 1 - Φ(8)^n are below 1e-14 for n < 10^6).
+// The planner asks for the same few values once per communicator of every split, from every worker thread
+// (each plan starts its own): one process-wide table.
+template <typename Key>
+class Memo {
+ public:
+  template <typename Compute>
+  double get(Key key, Compute compute) {
+    {
+      const std::lock_guard lock(mutex_);
+      if (const auto it = values_.find(key); it != values_.end()) return it->second;
+    }
+    const double value = compute();
+    const std::lock_guard lock(mutex_);
+    if (values_.size() > 65536) values_.clear();
+    values_.emplace(key, value);
+    return value;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<Key, double> values_;
+};
+
+double largest_normal(int n) {
+  static Memo<int> memo;
+  return memo.get(n, [n] {
+    constexpr int kSteps = 4000;
+    constexpr double kSpan = 8.0;
+    const double h = 2.0 * kSpan / kSteps;
+    double z = 0.0;
+    for (int i = 0; i < kSteps; ++i) {
+      const double x = -kSpan + (i + 0.5) * h;
+      const double phi_n = std::pow(0.5 * std::erfc(-x / std::sqrt(2.0)), n);
+      z += (x >= 0.0 ? 1.0 - phi_n : -phi_n) * h;
+    }
+    return z;
+  });
+}
+
+// The Poisson sum above, for λ = k/n up to 100.
+double poisson_busiest(double k, double n) {
+  const double lambda = k / n;
+  // Terms are 1 while F^n < 1e-16, i.e. F < exp(-37/n); below λ - 12√λ - 12 the CDF is under 1e-25.
+  const double m0 = std::max(0.0, std::floor(lambda - 12.0 * std::sqrt(lambda) - 12.0));
+  const double certain = std::exp(-37.0 / n);
+  double pmf = std::exp(m0 * std::log(lambda) - lambda - std::lgamma(m0 + 1.0));
+  double cdf = 0.0;
+  double expected = m0;
+  for (double m = m0 + 1.0; m <= k; m += 1.0) {
+    cdf = std::min(1.0, cdf + pmf);  // F(m - 1)
+    const double tail = cdf < certain ? 1.0 : 1.0 - std::pow(cdf, n);
+    if (tail < 1e-12) break;
+    expected += tail;
+    pmf *= lambda / m;
+  }
+  return std::clamp(expected, lambda, k);
+}
+
+}  // namespace
+
+double expected_busiest_uplink(double flows, int uplinks) {
+  const double k = std::max(0.0, std::round(flows));
+  if (uplinks <= 1 || k <= 1.0) return k;
+  const double n = uplinks;
+  const double lambda = k / n;
+  if (lambda > 100.0) return std::min(k, lambda + std::sqrt(lambda) * largest_normal(uplinks));
+  static Memo<std::uint64_t> memo;
+  const auto key = (static_cast<std::uint64_t>(k) << 24U) ^ static_cast<std::uint64_t>(uplinks);
+  return memo.get(key, [k, n] { return poisson_busiest(k, n); });
+}
+
+}  // namespace detail
 
 LinkPath link_path(const Topology& topo, const Communicator& comm) {
   if (comm.ranks < 1 || comm.stride < 1 || comm.concurrent_groups < 1 || comm.first < 0) {
@@ -252,6 +357,7 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
   traffic.nodes = path.nodes;
   traffic.node_step = std::max(1, ceil_div(comm.stride, topo.gpus_per_node));
   traffic.active = std::min(1.0, sharers * nic_share / topo.nics_per_node);
+  traffic.ecmp_flows = topo.ecmp_flows;
   // Uniform traffic between different rails of different nodes: on rail-only it must relay through the
   // scale-up domain (no switch joins two rails); rail-optimized may relay too when that keeps it below a
   // tapered leaf, or cross the spine, whichever is faster.

@@ -390,6 +390,7 @@ Topology build_topology(const ClusterSpec& cluster) {
   topo.link_latency = cluster.link.latency;
   topo.link_protocols = cluster.link.protocols;
   topo.link_nccl_protocols = cluster.link.nccl_protocols;
+  topo.ecmp_flows = cluster.link.multipath == Multipath::kEcmp ? cluster.link.ecmp_flows : 0;
   topo.switch_latency = switched ? cluster.switch_spec.latency : Seconds(0.0);
   topo.sharp = switched && cluster.switch_spec.in_network_reduction == InNetworkReduction::kSharp &&
                cluster.in_network == InNetworkReduction::kSharp;

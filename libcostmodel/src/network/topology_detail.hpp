@@ -9,4 +9,8 @@ constexpr int ceil_div(long long a, long long b) {
   return static_cast<int>((a + b - 1) / b);
 }
 
+/// Expected flows on the busiest of `uplinks` equal links when `flows` flows each hash onto one of them
+/// uniformly and independently (ECMP; balls into bins).
+[[nodiscard]] double expected_busiest_uplink(double flows, int uplinks);
+
 }  // namespace costmodel::detail

@@ -56,6 +56,25 @@ std::string_view to_string(Transport transport) {
   return transport == Transport::kRdma ? "rdma" : "tcp";
 }
 
+std::string_view to_string(Multipath multipath) {
+  switch (multipath) {
+    case Multipath::kBalanced:
+      return "balanced";
+    case Multipath::kEcmp:
+      return "ecmp";
+    case Multipath::kSpray:
+      return "spray";
+  }
+  return "balanced";
+}
+
+std::optional<Multipath> parse_multipath(std::string_view name) {
+  for (const Multipath m : {Multipath::kBalanced, Multipath::kEcmp, Multipath::kSpray}) {
+    if (to_string(m) == name) return m;
+  }
+  return std::nullopt;
+}
+
 std::string_view to_string(InNetworkReduction reduction) {
   switch (reduction) {
     case InNetworkReduction::kNone:

@@ -128,6 +128,9 @@ struct Topology {
   Seconds link_latency;
   ProtocolCalibration link_protocols;  ///< measured per-protocol constants (LinkSpec::protocols)
   NcclProtocolMask link_nccl_protocols = kAllNcclProtocols;  ///< LinkSpec::nccl_protocols
+  /// Flows per NIC port and peer that hash onto a leaf's uplinks independently (LinkSpec::ecmp_flows under
+  /// ECMP); 0: flows do not collide (balanced routing or packet spraying).
+  int ecmp_flows = 0;
   Seconds switch_latency;
   bool sharp = false;  ///< switches reduce in-network (SHARP) and the cluster has it on (in_network: sharp)
   BytesPerSecond host_link;  ///< one GPU's PCIe link per direction (GpuSpec::host_link); 0: no limit

@@ -180,6 +180,15 @@ enum class Transport { kRdma, kTcp };
 /// "rdma", "tcp".
 [[nodiscard]] std::string_view to_string(Transport transport);
 
+/// How the fabric spreads a NIC port's flows over the equal-cost uplinks of its leaf. kBalanced: no two
+/// flows share an uplink while another is idle (InfiniBand's subnet-manager or adaptive routing); kEcmp: each
+/// flow hashes onto one uplink (RoCE over standard Ethernet ECMP), so flows collide; kSpray: packets of every
+/// flow spread over all uplinks (AWS SRD, Spectrum-X adaptive routing, Ultra Ethernet).
+enum class Multipath { kBalanced, kEcmp, kSpray };
+/// "balanced", "ecmp", "spray".
+[[nodiscard]] std::string_view to_string(Multipath multipath);
+[[nodiscard]] std::optional<Multipath> parse_multipath(std::string_view name);
+
 /// A scale-out link (NIC + cable/optics) of the catalog.
 struct LinkSpec {
   std::string name;               ///< catalog name, e.g. "ib-ndr-400g"
@@ -193,6 +202,10 @@ struct LinkSpec {
   Transport transport = Transport::kRdma;
   bool gpudirect =
       true;  ///< NIC reads and writes GPU memory directly (GPUDirect RDMA); false: staged in host memory
+  Multipath multipath = Multipath::kBalanced;  ///< how flows spread over a leaf's uplinks
+  /// Under kEcmp: the flows (queue pairs, each its own hash) one NIC port's traffic to one peer is split
+  /// over: NCCL's channels on that NIC x NCCL_IB_QPS_PER_CONNECTION.
+  int ecmp_flows = 2;
   std::string media;           ///< optical, copper, optical-cpo, ...
   Watts transceiver_power;     ///< one optical transceiver, W
   Usd transceiver_price;       ///< one optical transceiver, USD

@@ -30,7 +30,7 @@ bool direct_applies(Collective c, const LinkPath& path, const Why& why) {
 // Point to point (NCCL p2p: grouped sends and receives, LL or Simple). Every rank exchanges n/p with every
 // peer at once (pairwise exchange, Thakur et al. 2005 §3); intra- and inter-domain peers proceed
 // concurrently. Each remote peer costs one network post (NCCL ring.cc's net overhead, x3 for Simple) and the
-// last one a network step; rail-only relays traffic to other rails through NVLink first (Wang et al. 2023).
+// last one a network step; traffic to other rails relays through NVLink first (Wang et al. 2023).
 Entry direct(Collective c, int proto, const Model& m) {
   const double base = base_latency(nccl::kRingRow, proto);
   const double up_hop = nvlink_hop(m, nccl::kRingRow, proto);
@@ -54,8 +54,12 @@ Entry direct(Collective c, int proto, const Model& m) {
   double intra = (m.local - 1.0) / m.p / up_bw;
   const double inter = remote_peers / m.p / a2a_bw;
   if (m.cross_rail && remote_peers > 0) {
-    intra += remote_peers / m.p * (m.local - 1.0) / m.local / up_bw;
-    latency += up_hop;
+    // A remote peer on another rail is reached through the GPU on its rail: one more NVLink send, bytes
+    // and latency, per relayed message (NCCL's PXN: the intermediate GPU's proxy posts it; rail-only has no
+    // other way, Wang et al. 2023 §5). (local - 1) / local of the remote peers sit on other rails.
+    const double relayed_share = (m.local - 1.0) / m.local;
+    intra += remote_peers / m.p * relayed_share / up_bw;
+    latency += remote_peers * relayed_share * up_hop;
   }
   return make_entry(latency, 1.0 / std::max(intra, inter));
 }
