@@ -340,6 +340,12 @@ TEST_CASE("cluster_yaml reads back as the same cluster") {
   const std::string tcpxo_text = cluster_yaml(tcpxo, {});
   CHECK(tcpxo_text.find("    nccl_protocols: [simple]\n") != std::string::npos);
   CHECK(load_cluster_text(tcpxo_text, "calibrated.yaml", catalog()).link.nccl_protocols == 0b100);
+  // And the algorithms it enables (NCCL_ALGO=Ring,Tree): written, read back.
+  ClusterSpec ring_tree = tcpxo;
+  ring_tree.link.nccl_algorithms = 0b000011;
+  const std::string ring_tree_text = cluster_yaml(ring_tree, {});
+  CHECK(ring_tree_text.find("    nccl_algorithms: [ring, tree]\n") != std::string::npos);
+  CHECK(load_cluster_text(ring_tree_text, "calibrated.yaml", catalog()).link.nccl_algorithms == 0b000011);
 }
 
 namespace {

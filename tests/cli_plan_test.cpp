@@ -145,7 +145,28 @@ TEST_CASE("--topology auto searches the fabric; --rank-by switches ranks by it")
     const auto switches = std::get<std::int64_t>(member(config, "switches").value());
     CHECK(switches >= previous);
     previous = switches;
+    // Every row names its library, and each communicator's collective runs an algorithm NCCL has (no
+    // torus-bucket on the tori, no halving-doubling or hierarchical: src/tuning/*.cc, src/device/*.h).
+    CHECK(std::get<std::string>(member(member(config, "cluster"), "library").value()) == "NCCL");
+    int named = 0;
+    for (const auto& [group, used] : member(config, "collectives").as_object()) {
+      const auto* named_as = std::get_if<std::string>(&used.value());
+      if (named_as == nullptr) continue;
+      ++named;
+      const std::string algorithm = named_as->substr(named_as->find(' ') + 1);
+      CAPTURE(group);
+      CAPTURE(algorithm);
+      const std::string name = algorithm.substr(0, algorithm.find('/'));
+      CHECK((name == "ring" || name == "tree" || name == "nvls-tree" || name == "pat" || name == "direct" ||
+             name == "in-network"));
+    }
+    CHECK(named >= 2);  // at least TP and DP
   }
+  // The table names what the first row runs.
+  args[18] = "1";  // --top
+  const auto table = run_cli(with(args, {"--topology", "auto"}));
+  REQUIRE_MESSAGE(table.exit_code == 0, table.err);
+  CHECK(table.out.find("#1 runs on NCCL: tp ") != std::string::npos);
 }
 
 TEST_CASE("--deadline-days finds the cheapest GPU count in --gpus-range") {

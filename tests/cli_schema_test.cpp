@@ -64,7 +64,8 @@ const std::string kConfiguration =
     "recompute_layers,zero,dtype,"
     "grad_reduce_dtype,fp8_params,sequence_parallel,overlap,compression,"
     "topology,oversubscription,step_time_s,tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,hfu,"
-    "memory_per_gpu_bytes,fits_memory,breakdown,memory,training_days,cost_usd,energy_kwh,switches,"
+    "memory_per_gpu_bytes,fits_memory,breakdown,collectives,memory,training_days,cost_usd,energy_kwh,"
+    "switches,"
     "network_cost_usd,power_w,cost_basis,rental_cost_usd,capex_usd,gpu_capex_usd,network_capex_usd,scale_up_"
     "capex_usd,scale_up_power_w,tco_usd,"
     "energy_usd,goodput,ideal_days,interruptions,cluster_mtbf_s,checkpoint_time_s,checkpoint_interval_s,gpus,"
@@ -73,6 +74,7 @@ const std::string kBreakdown =
     "{compute_s,tp_comm_s,cp_comm_s,ep_comm_s,pp_comm_s,pp_bubble_s,dp_comm_s,dp_comm_exposed_s,optimizer_s,"
     "hidden_comm_s}"
     "\n";
+const std::string kCollectives = "{tp,cp,ep,pp,dp,expert_dp,embedding}\n";
 const std::string kMemory =
     "{weights_bytes,gradients_bytes,optimizer_bytes,activations_bytes,logits_bytes,error_feedback_bytes,"
     "reserve_bytes,capacity_bytes,overflow}\n";
@@ -83,9 +85,9 @@ const std::string kClusterScaleUp =
 const std::string kClusterScaleOut = "{topology,link,line_rate_Bps,nics_per_node,switch,oversubscription}\n";
 
 std::string configuration_at(const std::string& path) {
-  return path + kConfiguration + path + "breakdown." + kBreakdown + path + "memory." + kMemory + path +
-         "cluster." + kCluster + path + "cluster.scale_up." + kClusterScaleUp + path + "cluster.scale_out." +
-         kClusterScaleOut;
+  return path + kConfiguration + path + "breakdown." + kBreakdown + path + "collectives." + kCollectives +
+         path + "memory." + kMemory + path + "cluster." + kCluster + path + "cluster.scale_up." +
+         kClusterScaleUp + path + "cluster.scale_out." + kClusterScaleOut;
 }
 
 const std::vector<std::string> kPlan = {"plan", "--model",  "gpt3-175b", "--gpus", "1024", "--global-batch",
@@ -109,7 +111,7 @@ TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
       "tp,pp,dp,cp,ep,etp,vpp,micro_batch,recompute,recompute_layers,zero,sequence_parallel,overlap,topology,"
       "step_time_s,"
       "model_tflops_per_gpu,mfu,memory_per_gpu_bytes,fits_memory,comm_share,training_days,cost_usd,capex_usd,"
-      "switches,schema_version";
+      "switches,collectives,schema_version";
   CHECK(csv_header(with(kPlan, {"--format", "csv"})) == "rank," + plan_csv);
   // A deadline search: gpus in every configuration and a row per GPU count searched.
   const std::vector<std::string> deadline = {
@@ -137,10 +139,13 @@ TEST_CASE("collective: nccl-tests' columns") {
 TEST_CASE("topology: inventory of one fabric and of all") {
   const std::string row =
       "{topology,gpus,nodes,tiers,switch_radix,tier_names,switches_per_tier,switches_by_tier,switches,host_"
-      "links,switch_links,global_links,direct_links,optical_transceivers,optical_modules,nics,cables,scale_"
-      "up_domains,capex_usd,power_w,diameter_hops,bisection_Bps,note}\n";
+      "links,switch_links,global_links,direct_links,optical_transceivers,optical_modules,node_modules,switch_"
+      "modules,nics,cables,scale_up_domains,capex_usd,power_w,diameter_hops,bisection_Bps,note}\n";
   const std::string keys = row.substr(1, row.size() - 3);
-  CHECK(json_shape({"topology", "--gpus", "1024", "--format", "json"}) == "{" + keys + ",schema_version}\n");
+  CHECK(json_shape({"topology", "--gpus", "1024", "--format", "json"}) ==
+        "{" + keys +
+            ",bill_of_materials,schema_version}\nbill_of_materials[].{item,part,count,unit_price_usd,"
+            "price_usd,unit_power_w,power_w}\n");
   CHECK(json_shape({"topology", "--gpus", "1024", "--topology", "all", "--format", "json"}) ==
         "{gpus,gpu,link,switch,topologies,schema_version}\ntopologies[]." + row);
   CHECK(csv_header({"topology", "--gpus", "1024", "--topology", "all", "--format", "csv"}) ==
@@ -160,7 +165,9 @@ TEST_CASE("catalog: every catalog's fields") {
       "efficiency_gemm_half_size,efficiency_hbm,efficiency_attention,efficiency_overlap,memory_reserve_bytes,"
       "scale_up_in_network_efficiency,efficiency_fitted,source";
   const std::string links =
-      "name,line_rate_Bps,efficiency,effective_bandwidth_Bps,latency_s,transport,nccl_protocols,gpudirect,"
+      "name,line_rate_Bps,efficiency,effective_bandwidth_Bps,latency_s,transport,nccl_protocols,nccl_"
+      "algorithms,"
+      "gpudirect,"
       "multipath,ecmp_flows,media,"
       "transceiver_power_w,transceiver_price_usd,nic_power_w,nic_price_usd,price_estimate,source";
   const std::string switches =

@@ -352,6 +352,29 @@ TEST_CASE(
         Protocol::kLL);
 }
 
+TEST_CASE("a network whose NCCL enables only some algorithms (LinkSpec::nccl_algorithms) restricts Auto") {
+  // Google's earlier GPUDirect-TCPXO profile: NCCL_ALGO=Ring,Tree, NVLS off. Across two DGX H100 nodes Auto
+  // otherwise takes NVLSTree for a large all-reduce; restricted, ring or tree. Inside one node NCCL_ALGO
+  // would apply too, but the link's restriction is the network's: a one-node communicator keeps NVLS.
+  ClusterSpec c = dgx_h100(16);
+  const LinkPath open_nodes = link_path(c, Communicator{16, 1, 1});
+  CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, kLarge, open_nodes).algorithm ==
+        Algorithm::kNvlsTree);
+  c.link.nccl_algorithms = 0b000011;  // ring, tree
+  const LinkPath nodes = link_path(c, Communicator{16, 1, 1});
+  const LinkPath node = link_path(c, Communicator{8, 1, 1});
+  for (double n = 8.0; n <= 1e10; n *= 16) {
+    CAPTURE(n);
+    const Algorithm a = collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(n), nodes).algorithm;
+    CHECK((a == Algorithm::kRing || a == Algorithm::kDoubleBinaryTree));
+  }
+  CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, kLarge, node).algorithm ==
+        Algorithm::kInNetwork);
+  // Point to point is not an NCCL_ALGO algorithm: all-to-all still runs.
+  CHECK(collective_cost(Collective::kAllToAll, Algorithm::kAuto, kLarge, nodes).algorithm ==
+        Algorithm::kDirect);
+}
+
 TEST_CASE("Broadcast and Reduce are never a tree (NCCL runs them on rings)") {
   for (const ClusterSpec& c : {dgx_a100(8), dgx_a100(128), dgx_h100(16), dgx_h100(1024)}) {
     const LinkPath p = link_path(c, Communicator{c.gpus, 1, 1});

@@ -312,11 +312,13 @@ TEST_CASE("example 6: optics power — the CPO saving is the per-transceiver del
   for (const auto* r : {&pluggable, &cpo, &dsp800, &lpo}) REQUIRE(!r->best.empty());
   // Same fabric, same count: 32,768 NICs x 3 tiers x 2 ends.
   CHECK(pluggable.transceivers == 196608);
-  // Port ends, not modules: 32,768 NIC modules, and the NDR switches' twin-port OSFPs serve two of the other
-  // 163,840 port ends each: 32,768 + 81,920 = 114,688 modules.
+  // Port ends, not modules: the DGX H100s pair their 32,768 NIC ports into 16,384 twin-port modules
+  // (data/gpus.yaml nic_ports_per_module), and the NDR switches' twin-port OSFPs serve two of the other
+  // 163,840 port ends each: 16,384 + 81,920 = 98,304 modules.
   const Topology ndr = build_topology(ran.scenario.cases.front().request.cluster);
   CHECK(ndr.inventory.optical_transceivers == pluggable.transceivers);
-  CHECK(ndr.inventory.optical_modules == 32768 + 163840 / 2);
+  CHECK(ndr.inventory.node_modules == 32768 / 2);
+  CHECK(ndr.inventory.optical_modules == 32768 / 2 + 163840 / 2);
   CHECK(cpo.transceivers == pluggable.transceivers);
   CHECK(cpo.best.front().switches == pluggable.best.front().switches);
   const double per_end = catalog().link("ib-ndr-400g").transceiver_power.value -

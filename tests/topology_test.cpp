@@ -70,6 +70,39 @@ TEST_CASE("DGX SuperPOD of 64 scalable units: 512 leaf + 512 spine + 256 core (r
   CHECK(inv.capex.value == doctest::Approx(172748800.0));
   // 1,280 x 750 W + 16,384 x 25 W + 98,304 x 8.5 W = 2,205,184 W.
   CHECK(inv.power.value == doctest::Approx(2205184.0));
+  // As NVIDIA builds it (DGX SuperPOD H100 reference architecture; the B200 RA's table for 64 SU: 512 leaf,
+  // 512 spine, 256 core, 16,384 cables per tier): a DGX H100 pairs its 8 ConnectX-7 ports into 4 twin-port
+  // OSFP cages, so 2,048 x 4 = 8,192 node modules and 40,960 switch modules: 49,152 twin-port modules for
+  // 3 x 16,384 = 49,152 fibres, one module per GPU per tier. The same money: a module is priced as its 2
+  // ports (2 x $1,000), so capex and power are unchanged.
+  ClusterSpec dgx = dgx_h100(16384, TopologyKind::kRailOptimized);
+  dgx.gpu.node.link = dgx.link.name;
+  dgx.gpu.node.nics = 8;
+  dgx.gpu.node.gpus = 8;
+  dgx.gpu.node.nic_ports_per_module = 2;
+  const Topology built = build_topology(dgx);
+  CHECK(built.inventory.cables == 3 * 16384);
+  CHECK(built.inventory.optical_cables == 3 * 16384);
+  CHECK(built.inventory.node_modules == 8192);
+  CHECK(built.inventory.switch_modules == 40960);
+  CHECK(built.inventory.optical_modules == 49152);
+  CHECK(built.inventory.capex.value == doctest::Approx(172748800.0));
+  // The bill of materials adds up to the inventory's capex and power, line by line.
+  double price = 0.0;
+  double power = 0.0;
+  long long modules = 0;
+  for (const BomLine& line : bill_of_materials(built, dgx)) {
+    price += line.price().value;
+    power += line.power().value;
+    if (line.item == "node modules" || line.item == "switch modules") {
+      modules += line.count;
+      CHECK(line.unit_price.value == doctest::Approx(2000.0));
+      CHECK(line.unit_power.value == doctest::Approx(17.0));  // a twin-port OSFP, 2 x 8.5 W
+    }
+  }
+  CHECK(modules == 49152);
+  CHECK(price == doctest::Approx(built.inventory.capex.value));
+  CHECK(power == doctest::Approx(built.inventory.power.value));
   CHECK(t.diameter == 5);
 }
 

@@ -2,6 +2,9 @@
 #include "costmodel/estimate/step.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string_view>
 
 #include "costmodel/estimate/compute.hpp"
 #include "costmodel/estimate/context.hpp"
@@ -11,6 +14,7 @@
 #include "costmodel/estimate/pipeline.hpp"
 #include "costmodel/estimate/tensor.hpp"
 
+#include "communication.hpp"
 #include "compute_terms.hpp"
 
 namespace costmodel {
@@ -150,6 +154,23 @@ SplitPaths Estimator::paths(const Strategy& st) const noexcept {
     p.embedding = path(Communicator{2, (st.pp - 1) * stage_ranks, stage_ranks}, cluster_.gpus);
   }
   return p;
+}
+
+std::string_view to_string(CommGroup group) {
+  static constexpr std::array<std::string_view, kCommGroupCount> kNames{"tp", "cp",        "ep",       "pp",
+                                                                        "dp", "expert_dp", "embedding"};
+  return kNames.at(static_cast<std::size_t>(group));
+}
+
+void Estimator::describe_collectives(StepEstimate& estimate) const noexcept {
+  if (!estimate.valid() || check(estimate.strategy) != kValid) return;
+  const SplitPaths split = paths(estimate.strategy);
+  detail::CollectiveLog log;
+  log.paths = &split;
+  detail::collective_log = &log;
+  (void)evaluate(estimate.strategy, split);
+  detail::collective_log = nullptr;
+  estimate.collectives = log.choices;
 }
 
 StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {
@@ -405,7 +426,10 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
 
 StepEstimate estimate(const ModelSpec& model, const ClusterSpec& cluster, const Strategy& strategy,
                       const EstimateOptions& options) {
-  return Estimator(model, cluster, options).evaluate(strategy);
+  const Estimator estimator(model, cluster, options);
+  StepEstimate e = estimator.evaluate(strategy);
+  estimator.describe_collectives(e);
+  return e;
 }
 
 std::vector<std::string> explain(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& cluster) {

@@ -66,6 +66,16 @@ std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& c
     }
     out << "]\n";
   }
+  if (c.link.nccl_algorithms != kAllNcclAlgorithms) {
+    out << "    nccl_algorithms: [";
+    const char* separator = "";
+    for (std::size_t a = 0; a < kNcclAlgorithmNames.size(); ++a) {
+      if (((c.link.nccl_algorithms >> a) & 1U) == 0) continue;
+      out << separator << kNcclAlgorithmNames.at(a);
+      separator = ", ";
+    }
+    out << "]\n";
+  }
   out << "    transport: " << to_string(c.link.transport) << '\n'
       << "    multipath: " << to_string(c.link.multipath) << '\n'
       << "    ecmp_flows: " << c.link.ecmp_flows << '\n'

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -47,23 +49,28 @@ std::vector<PortMode> read_breakouts(Map& map) {
 
 // `protocols: {ll: {step_latency: 2.1us, bandwidth_factor: 0.9}, ll128: {...}, simple: {...}}`: what
 // `costmodel calibrate` measured per NCCL protocol on one fabric level.
-// `nccl_protocols: [ll128, simple]`: the NCCL protocols a link's network runs (NCCL_PROTO as its net plugin
-// or vendor sets it); a non-empty list of ll, ll128, simple.
-NcclProtocolMask read_nccl_protocols(Map& map, NcclProtocolMask fallback) {
-  const YAML::Node node = map.optional("nccl_protocols");
+// `nccl_protocols: [ll128, simple]` / `nccl_algorithms: [ring, tree]`: the NCCL protocols (algorithms) a
+// link's network runs (NCCL_PROTO / NCCL_ALGO as its net plugin or vendor sets it); a non-empty list of
+// `names`, as a bit mask in their order.
+template <std::size_t N>
+std::uint8_t read_name_set(Map& map, const std::string& key, const std::array<std::string_view, N>& names,
+                           std::uint8_t fallback) {
+  const YAML::Node node = map.optional(key);
   if (!node.IsDefined()) return fallback;
-  const std::string field = map.field("nccl_protocols");
+  const std::string field = map.field(key);
+  const std::vector<std::string> choices(names.begin(), names.end());
   if (!node.IsSequence() || node.size() == 0) {
+    std::string list;
+    for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
     throw Error(yaml::location_of(map.file(), node), field,
-                "expected a non-empty list of ll, ll128, simple, got " +
+                "expected a non-empty list of " + list + ", got " +
                     (node.IsSequence() ? std::string("an empty list") : yaml::describe(node)));
   }
-  NcclProtocolMask mask = 0;
+  std::uint8_t mask = 0;
   for (const YAML::Node& item : node) {
-    const std::string name = yaml::choose(map.file(), item, field, {"ll", "ll128", "simple"});
-    const auto p =
-        std::find(kNcclProtocolNames.begin(), kNcclProtocolNames.end(), name) - kNcclProtocolNames.begin();
-    mask = static_cast<NcclProtocolMask>(mask | (1U << p));
+    const std::string name = yaml::choose(map.file(), item, field, choices);
+    const auto i = std::find(names.begin(), names.end(), name) - names.begin();
+    mask = static_cast<std::uint8_t>(mask | (1U << i));
   }
   return mask;
 }
@@ -236,6 +243,8 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base, const std::vector<ScaleUpSpec>* 
     n.server_power =
         Watts(node.optional_quantity("server_power", Dimension::kWatts, true).value_or(n.server_power.value));
     n.load_power = node.optional_number("load_power", 0.01, 1.0).value_or(n.load_power);
+    n.nic_ports_per_module = static_cast<int>(
+        node.optional_integer("nic_ports_per_module", 1, 8).value_or(n.nic_ports_per_module));
     n.host_bandwidth = BytesPerSecond(node.optional_quantity("host_bandwidth", Dimension::kBytesPerSecond)
                                           .value_or(n.host_bandwidth.value));
     node.finish();
@@ -307,7 +316,12 @@ LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry) {
   l.efficiency = optional_or_required_number("efficiency", base ? l.efficiency : 1.0);
   l.latency = Seconds(quantity("latency", Dimension::kSeconds, l.latency.value));
   l.protocols = read_protocols(map, l.protocols);
-  l.nccl_protocols = read_nccl_protocols(map, l.nccl_protocols);
+  l.nccl_protocols = read_name_set(map, "nccl_protocols", kNcclProtocolNames, l.nccl_protocols);
+  l.nccl_algorithms = read_name_set(map, "nccl_algorithms", kNcclAlgorithmNames, l.nccl_algorithms);
+  if ((l.nccl_algorithms & 1U) == 0) {
+    // Broadcast and Reduce run on rings only (src/device/broadcast.h, reduce.h): NCCL_ALGO keeps Ring.
+    throw map.error_at("nccl_algorithms", "must include ring: NCCL runs broadcast and reduce on rings only");
+  }
   const std::string transport =
       all_required
           ? map.choice("transport", {"rdma", "tcp"})

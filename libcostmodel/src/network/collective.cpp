@@ -58,8 +58,30 @@ constexpr std::array<Algorithm, 7> kAutoCandidates{
 // from grouped sends and receives, all-to-all and send/recv; its all-gather and reduce-scatter are ring,
 // NVLS, CollNet or PAT (src/device/all_gather.h and reduce_scatter.h: RunWorkColl per NCCL_ALGO_*).
 // `--algo direct` still runs them point to point.
+// Across nodes, only the algorithms the network's NCCL environment enables (LinkSpec::nccl_algorithms,
+// NCCL_ALGO: e.g. Google's GPUDirect-TCPXO profile sets Ring,Tree); NCCL_ALGO does not restrict p2p.
+constexpr bool network_enables(Algorithm a, const LinkPath& path) {
+  if (path.scale_out.ranks <= 1) return true;
+  const auto on = [&](int i) { return ((path.scale_out.nccl_algorithms >> i) & 1U) != 0; };
+  switch (a) {
+    case Algorithm::kRing:
+      return on(0);
+    case Algorithm::kDoubleBinaryTree:
+      return on(1);
+    case Algorithm::kInNetwork:
+      return on(2) || on(3);
+    case Algorithm::kNvlsTree:
+      return on(4);
+    case Algorithm::kPat:
+      return on(5);
+    default:
+      return true;
+  }
+}
+
 constexpr bool auto_offers(Collective c, Algorithm a, const LinkPath& path) {
   if (a == Algorithm::kTorusBucket) return path.torus_library;
+  if (!network_enables(a, path)) return false;
   return a != Algorithm::kDirect || (c != Collective::kAllGather && c != Collective::kReduceScatter);
 }
 

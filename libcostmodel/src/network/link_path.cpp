@@ -299,6 +299,7 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
   if (out.ranks == 1) return path;
   out.protocols = topo.link_protocols;
   out.nccl_protocols = topo.link_nccl_protocols;
+  out.nccl_algorithms = topo.link_nccl_algorithms;
 
   // The node's NICs are shared by its ranks of this and of the concurrent communicators.
   const int sharers = std::min(topo.gpus_per_node, path.ranks_per_node * comm.concurrent_groups);

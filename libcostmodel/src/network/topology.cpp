@@ -133,26 +133,46 @@ bool is_optical(const LinkSpec& link) {
   return link.media.rfind("optical", 0) == 0;
 }
 
-// Prices and power at catalog values: switches, one NIC per port, one transceiver per optical cable end (the
-// catalog prices a twin-port module per port it serves). Modules: one per optical NIC port, and on the
-// switches one per `ports_per_module` optical ports, the switches' ports assumed filled cage by cage.
+// Prices and power at catalog values: switches, one NIC per port, and the pluggable modules of the optical
+// links, each priced as the ports it serves (the catalog prices a port end: a twin-port module is two).
+// Modules: at the nodes, one per `nic_ports_per_module` optical NIC ports of a node (DGX H100: 8 ports in
+// 4 twin-port cages); in the switches, one per `ports_per_module` optical ports, the switches' ports assumed
+// filled cage by cage. Fibres join two modules; host and direct links follow the link's media, and
+// switch-to-switch links leave the rack: optical.
+// NIC ports per module at the node: the GPU's typical node's (NodeSpec::nic_ports_per_module) when the
+// cluster is built of it (same GPUs, link and NICs per node), else one module per port.
+int nic_ports_per_module(const ClusterSpec& cluster) {
+  const NodeSpec& node = cluster.gpu.node;
+  const bool typical = cluster.link.name == node.link && cluster.nics_per_node == node.nics &&
+                       cluster.gpus_per_node == node.gpus;
+  return typical ? std::max(1, node.nic_ports_per_module) : 1;
+}
+
 void price(const ClusterSpec& cluster, int ports_per_module, Inventory& inv) {
   inv.switches = 0;
   for (int n : inv.switches_per_tier) inv.switches += n;
-  inv.cables = inv.host_links + inv.switch_links + inv.direct_links;
-  // Host and direct links follow the link's media; switch-to-switch links leave the rack: optical.
+  inv.cables = inv.host_links + inv.direct_links + inv.switch_links;
   const bool optical = is_optical(cluster.link);
-  const int optical_cables = (optical ? inv.host_links + inv.direct_links : 0) + inv.switch_links;
-  inv.optical_transceivers = 2 * optical_cables;
+  inv.optical_cables = (optical ? inv.host_links + inv.direct_links : 0) + inv.switch_links;
+  inv.optical_transceivers = 2 * inv.optical_cables;
   const long long nic_ends = optical ? inv.host_links + 2LL * inv.direct_links : 0;
   const long long switch_ends = (optical ? inv.host_links : 0) + 2LL * inv.switch_links;
-  inv.optical_modules = static_cast<int>(nic_ends + ceil_div(switch_ends, ports_per_module));
+  const int nodes = std::max(1, cluster.nodes());
+  const int per_module = nic_ports_per_module(cluster);
+  // NIC ends spread evenly over the nodes; each node fills its cages in turn.
+  inv.node_modules =
+      static_cast<int>(nodes * static_cast<long long>(ceil_div(ceil_div(nic_ends, nodes), per_module)));
+  if (nic_ends == 0) inv.node_modules = 0;
+  inv.switch_modules = static_cast<int>(ceil_div(switch_ends, ports_per_module));
+  inv.optical_modules = inv.node_modules + inv.switch_modules;
   const SwitchSpec& sw = cluster.switch_spec;
   const LinkSpec& link = cluster.link;
-  inv.capex =
-      sw.price * inv.switches + link.nic_price * inv.nics + link.transceiver_price * inv.optical_transceivers;
-  inv.power =
-      sw.power * inv.switches + link.nic_power * inv.nics + link.transceiver_power * inv.optical_transceivers;
+  const double node_ports = per_module;
+  const double switch_ports = ports_per_module;
+  inv.capex = sw.price * inv.switches + link.nic_price * inv.nics +
+              link.transceiver_price * (node_ports * inv.node_modules + switch_ports * inv.switch_modules);
+  inv.power = sw.power * inv.switches + link.nic_power * inv.nics +
+              link.transceiver_power * (node_ports * inv.node_modules + switch_ports * inv.switch_modules);
 }
 
 // The port mode a fabric of `nic`-rate NICs runs: of the switch's modes at least as fast as the NIC, the one
@@ -362,6 +382,34 @@ bool library_runs_torus_bucket(std::string_view library) {
   return library == "ICI" || library == "Neuron";
 }
 
+std::vector<BomLine> bill_of_materials(const Topology& topology, const ClusterSpec& cluster) {
+  const Inventory& inv = topology.inventory;
+  const LinkSpec& link = cluster.link;
+  const auto module = [&](int ports) {
+    return std::to_string(ports) + " x " + format_number(topology.nic_line_rate.value * 8.0 / 1e9) +
+           " Gb/s module";
+  };
+  const int node_ports = nic_ports_per_module(cluster);
+  std::vector<BomLine> lines;
+  if (inv.switches > 0)
+    lines.push_back({"switches", cluster.switch_spec.name, inv.switches, cluster.switch_spec.price,
+                     cluster.switch_spec.power});
+  lines.push_back({"NICs", link.name + " port", inv.nics, link.nic_price, link.nic_power});
+  if (inv.node_modules > 0)
+    lines.push_back({"node modules", module(node_ports), inv.node_modules,
+                     link.transceiver_price * node_ports, link.transceiver_power * node_ports});
+  if (inv.switch_modules > 0)
+    lines.push_back({"switch modules", module(topology.ports_per_module), inv.switch_modules,
+                     link.transceiver_price * topology.ports_per_module,
+                     link.transceiver_power * topology.ports_per_module});
+  if (inv.optical_cables > 0)
+    lines.push_back({"fibres", "optical cable", inv.optical_cables, Usd(0), Watts(0)});
+  if (inv.cables > inv.optical_cables)
+    lines.push_back(
+        {"copper cables", link.media + " cable", inv.cables - inv.optical_cables, Usd(0), Watts(0)});
+  return lines;
+}
+
 Topology build_topology(const ClusterSpec& cluster) {
   if (cluster.gpus < 1) fail("gpus", "must be at least 1");
   if (cluster.gpus_per_node < 1) fail("gpus_per_node", "must be at least 1");
@@ -390,6 +438,7 @@ Topology build_topology(const ClusterSpec& cluster) {
   topo.link_latency = cluster.link.latency;
   topo.link_protocols = cluster.link.protocols;
   topo.link_nccl_protocols = cluster.link.nccl_protocols;
+  topo.link_nccl_algorithms = cluster.link.nccl_algorithms;
   topo.ecmp_flows = cluster.link.multipath == Multipath::kEcmp ? cluster.link.ecmp_flows : 0;
   topo.switch_latency = switched ? cluster.switch_spec.latency : Seconds(0.0);
   topo.sharp = switched && cluster.switch_spec.in_network_reduction == InNetworkReduction::kSharp &&

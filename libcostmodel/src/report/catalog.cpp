@@ -114,6 +114,15 @@ std::vector<ColumnOf<LinkSpec>> link_fields() {
          return names;
        },
        4, Audience::kMachines},
+      {"nccl_algorithms", "", "", 1,
+       [](const LinkSpec& l) {
+         Json names = Json::array();
+         for (std::size_t a = 0; a < kNcclAlgorithmNames.size(); ++a)
+           if (((l.nccl_algorithms >> a) & 1U) != 0)
+             names.push_back(Json(std::string(kNcclAlgorithmNames.at(a))));
+         return names;
+       },
+       4, Audience::kMachines},
       {"gpudirect", "GDR", "", 1, [](const LinkSpec& l) { return Json(l.gpudirect); }},
       {"multipath", "multipath", "", 1,
        [](const LinkSpec& l) { return Json(std::string(to_string(l.multipath))); }},

@@ -85,6 +85,36 @@ std::string describe_cluster(const ClusterSpec& c) {
   return text;
 }
 
+std::string describe_collectives(const StepEstimate& e) {
+  std::string text;
+  for (int g = 0; g < kCommGroupCount; ++g) {
+    const CollectiveChoice& c = e.collectives.at(static_cast<std::size_t>(g));
+    if (!c.used()) continue;
+    if (!text.empty()) text += ", ";
+    text += std::string(to_string(static_cast<CommGroup>(g))) + " " + std::string(to_string(c.collective)) +
+            " " + std::string(to_string(c.algorithm)) + "/" + std::string(to_string(c.protocol));
+  }
+  return text;
+}
+
+namespace {
+
+// {"tp": "allreduce ring/ll128", "cp": null, ...}: every communicator, null where it runs nothing (or the
+// estimate was not described).
+Json collectives_json(const StepEstimate& e) {
+  Json o = Json::object();
+  for (int g = 0; g < kCommGroupCount; ++g) {
+    const CollectiveChoice& c = e.collectives.at(static_cast<std::size_t>(g));
+    o.set(std::string(to_string(static_cast<CommGroup>(g))),
+          c.used() ? Json(std::string(to_string(c.collective)) + " " + std::string(to_string(c.algorithm)) +
+                          "/" + std::string(to_string(c.protocol)))
+                   : Json());
+  }
+  return o;
+}
+
+}  // namespace
+
 Json configuration_json(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& base) {
   const Strategy& st = e.strategy;
   Json breakdown = Json::object();
@@ -144,6 +174,7 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("memory_per_gpu_bytes", e.memory.total.value)
       .set("fits_memory", e.fits_memory)
       .set("breakdown", std::move(breakdown))
+      .set("collectives", collectives_json(e))
       .set("memory", std::move(memory))
       .set("training_days", detail::days_cell(e.training_time))
       .set("cost_usd", detail::usd_cell(e.cost()))
@@ -227,6 +258,12 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
       {"cost_usd", "cost", "M$", 1e6, [](R r) { return detail::usd_cell(r.estimate->cost()); }},
       {"capex_usd", "capex", "M$", 1e6, [](R r) { return Json(r.estimate->capex.value); }},
       {"switches", "switches", "", 1, [](R r) { return Json(r.estimate->switches); }, 6},
+      {"collectives", "collectives", "", 1,
+       [](R r) {
+         const std::string text = describe_collectives(*r.estimate);
+         return text.empty() ? Json() : Json(text);
+       },
+       4, Audience::kMachines},
   };
 }
 
@@ -323,6 +360,8 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   row("  network (USD)", e.network_capex.value);
   row("switches", e.switches);
   row("power, GPUs at TDP + servers + fabric (kW)", e.power.value / 1000.0);
+  if (const std::string used = describe_collectives(e); !used.empty())
+    t.notes.push_back("collectives on " + cluster.gpu.library + ": " + used);
   return t;
 }
 

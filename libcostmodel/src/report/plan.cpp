@@ -220,6 +220,10 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
   summary << "evaluated " << result.evaluated << " candidates, " << result.feasible << " feasible, in "
           << format_number(result.elapsed_s, 3) << " s on " << result.threads << " threads";
   std::vector<std::string> notes = {summary.str(), "rejected: " + rejected_summary(result)};
+  if (!result.top.empty()) {
+    if (const std::string used = describe_collectives(result.top.front()); !used.empty())
+      notes.push_back("#1 runs on " + result.cluster.gpu.library + ": " + used);
+  }
   for (const auto& s : result.skipped_topologies) notes.push_back("skipped " + s);
 
   const std::string basis = cost_basis_note(request.options.economics, request.cluster.gpu);

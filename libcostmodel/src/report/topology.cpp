@@ -69,6 +69,10 @@ std::vector<ColumnOf<FabricOption>> fabric_option_fields() {
        built([](const Topology& t) { return t.inventory.optical_transceivers; })},
       {"optical_modules", "modules", "", 1,
        built([](const Topology& t) { return t.inventory.optical_modules; })},
+      {"node_modules", "node modules", "", 1,
+       built([](const Topology& t) { return t.inventory.node_modules; }), 4, Audience::kMachines},
+      {"switch_modules", "switch modules", "", 1,
+       built([](const Topology& t) { return t.inventory.switch_modules; }), 4, Audience::kMachines},
       {"nics", "NICs", "", 1, built([](const Topology& t) { return t.inventory.nics; })},
       {"cables", "cables", "", 1, built([](const Topology& t) { return t.inventory.cables; })},
       {"scale_up_domains", "scale-up domains", "", 1,
@@ -114,18 +118,30 @@ Table topology_table(const Topology& t, const ClusterSpec& cluster) {
   if (inv.direct_links > 0) add("direct links (NIC to NIC)", inv.direct_links);
   add("optical transceivers (port ends)", inv.optical_transceivers);
   add("optical modules", inv.optical_modules);
+  add("  at the nodes", inv.node_modules);
+  add("  in the switches", inv.switch_modules);
   add("NICs", inv.nics);
   add("cables", inv.cables);
+  add("  of which fibres", inv.optical_cables);
   add("scale-up domains", inv.scale_up_domains);
   add("capex (USD)", inv.capex.value);
   add("power (kW)", inv.power.value / kKilo);
   add(t.inventory.tiers == 0 ? "diameter (link hops)" : "diameter (switch hops)", t.diameter);
   add("bisection (GB/s per direction)", t.bisection.value / kGiga);
+  // The bill of materials: count x unit price = price (USD), count x unit power = power (W).
+  for (const BomLine& line : bill_of_materials(t, cluster)) {
+    add("bill: " + line.item + " (" + line.part + ")",
+        std::to_string(line.count) + " x $" + format_number(line.unit_price.value, 6) + " = $" +
+            format_number(line.price().value, 6) + "; " + format_number(line.power().value / kKilo, 4) +
+            " kW");
+  }
   table.notes = {
-      "capex and power: switches, NICs and optical transceivers at catalog prices; cables and the "
-      "scale-up (NVSwitch) hardware are not counted",
-      "optical modules: one per optical NIC port, one per " + std::to_string(t.ports_per_module) +
-          " switch port" + (t.ports_per_module > 1 ? "s" : "") + " (a module per cage)"};
+      "capex and power: switches, NICs and optical modules at catalog prices (a module as the ports it "
+      "serves: the link's price per port end); cables and the scale-up (NVSwitch) hardware are not priced",
+      "optical modules: at the nodes one per NIC port, or per pair where the node's cages are twin-port "
+      "(data/gpus.yaml nic_ports_per_module); in the switches one per " +
+          std::to_string(t.ports_per_module) + " switch port" + (t.ports_per_module > 1 ? "s" : "") +
+          " (a module per cage)"};
   if (t.kind == TopologyKind::kRailOnly && t.nics_per_node > 1) {
     table.notes.emplace_back(
         "rail-only: no network link joins two rails, so a cut between rails crosses none (bisection 0); "
@@ -136,7 +152,21 @@ Table topology_table(const Topology& t, const ClusterSpec& cluster) {
 
 Json topology_json(const Topology& topology, const ClusterSpec& cluster) {
   FabricOption option{cluster.topology, cluster, topology, ""};
-  return row_object(make_table(fabric_option_fields(), std::vector<FabricOption>{option}));
+  Json document = row_object(make_table(fabric_option_fields(), std::vector<FabricOption>{option}));
+  Json bill = Json::array();
+  for (const BomLine& line : bill_of_materials(topology, cluster)) {
+    Json o = Json::object();
+    o.set("item", line.item)
+        .set("part", line.part)
+        .set("count", static_cast<std::int64_t>(line.count))
+        .set("unit_price_usd", line.unit_price.value)
+        .set("price_usd", line.price().value)
+        .set("unit_power_w", line.unit_power.value)
+        .set("power_w", line.power().value);
+    bill.push_back(std::move(o));
+  }
+  document.set("bill_of_materials", std::move(bill));
+  return document;
 }
 
 Table topology_rows_table(const Topology& topology, const ClusterSpec& cluster) {

@@ -519,6 +519,23 @@ PlanResult plan(const PlanRequest& request, const PlanProgress& progress) {
   result.pareto = merge_front(partials, request);
   result.gpu_counts = merge_counts(partials, request, gpu_counts);
   if (result.feasible == 0) result.closest = merge_closest(partials, request, targets);
+  // The rows a user sees say what carries each communicator's collectives, from the estimator (fabric and
+  // GPU count) that produced them.
+  const auto describe = [&](StepEstimate& e) {
+    for (const Target& t : targets) {
+      const ClusterSpec& c = t.estimator->cluster();
+      if (c.gpus == e.gpus && c.topology == e.topology && c.oversubscription == e.oversubscription) {
+        t.estimator->describe_collectives(e);
+        return;
+      }
+    }
+  };
+  for (auto& e : result.top) describe(e);
+  for (auto& e : result.pareto) describe(e);
+  for (auto& c : result.gpu_counts) {
+    if (c.best) describe(*c.best);
+    if (c.fastest) describe(*c.fastest);
+  }
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

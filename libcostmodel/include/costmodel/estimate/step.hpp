@@ -5,9 +5,11 @@
 // Orchestration only: each term has its own header (compute, tensor, context, expert, pipeline, data, memory,
 // goodput, economics).
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "costmodel/estimate/economics.hpp"
@@ -27,6 +29,24 @@ namespace costmodel {
 /// The estimator's options that a TrainingSpec sets: tokens, the DP and TP algorithms, flash attention, the
 /// attention precision under fp8, the MoE capacity factor.
 [[nodiscard]] EstimateOptions estimate_options(const TrainingSpec& training);
+
+/// The communicators of a split (SplitPaths): tensor, context, expert, pipeline neighbours, data (gradient),
+/// the experts' data-parallel group, and the tied embeddings' first and last stage.
+enum class CommGroup : std::uint8_t { kTp, kCp, kEp, kPp, kDp, kExpertDp, kEmbedding };
+inline constexpr int kCommGroupCount = 7;
+/// "tp", "cp", "ep", "pp", "dp", "expert_dp", "embedding".
+[[nodiscard]] std::string_view to_string(CommGroup group);
+
+/// The largest collective one communicator runs in a step, and what carries it out: the algorithm and
+/// protocol the collective library's tuner chooses at its size (collective_cost). algorithm kAuto: none.
+struct CollectiveChoice {
+  Collective collective = Collective::kAllReduce;
+  Algorithm algorithm = Algorithm::kAuto;
+  Protocol protocol = Protocol::kAuto;
+  [[nodiscard]] bool used() const { return algorithm != Algorithm::kAuto; }
+};
+/// One CollectiveChoice per CommGroup.
+using CollectiveChoices = std::array<CollectiveChoice, kCommGroupCount>;
 
 /// Seconds per training step by where they go, on the pipeline stage that sets the pace (the slowest one).
 /// Exposed terms add up to the step time.
@@ -60,6 +80,8 @@ struct StepEstimate {
   MemoryBreakdown memory;                 ///< bytes per GPU on the fullest stage
   bool fits_memory = false;               ///< memory.total <= the GPU's HBM
   StepBreakdown breakdown;                ///< where step_time goes, s
+  /// What each communicator runs; empty until Estimator::describe_collectives() (plan rows, estimate).
+  CollectiveChoices collectives{};
   /// Wall-clock time to train EstimateOptions::tokens, when given: ideal_time / goodput.fraction.
   std::optional<Seconds> training_time;
   /// GPU-hours (wall-clock) x the GPU's rental price (USD), with EstimateOptions::tokens; the rental price is
@@ -113,6 +135,10 @@ class Estimator {
                                               bool valid = true) const noexcept;
   /// The communicator paths of `strategy`'s split (requires check(strategy) == kValid).
   [[nodiscard]] SplitPaths paths(const Strategy& strategy) const noexcept;
+  /// Fills `estimate.collectives` (of a valid estimate from this estimator) by evaluating it once more and
+  /// noting, per communicator, its largest collective and the algorithm and protocol chosen for it. Not for
+  /// the inner loop: for the rows a user sees.
+  void describe_collectives(StepEstimate& estimate) const noexcept;
   /// Memory per GPU only: the planner's cheap pre-check.
   [[nodiscard]] MemoryBreakdown memory(const Strategy& strategy) const noexcept;
   /// Under full recompute, the fewest layers per model chunk to recompute (Strategy::recompute_layers, block
@@ -145,7 +171,7 @@ class Estimator {
   Ownership ownership_;  // capex, power and cost rates of this cluster (estimate/economics.hpp)
 };
 
-/// Convenience: Estimator(model, cluster, options).evaluate(strategy).
+/// Convenience: Estimator(model, cluster, options).evaluate(strategy), its collectives described.
 [[nodiscard]] StepEstimate estimate(const ModelSpec& model, const ClusterSpec& cluster,
                                     const Strategy& strategy, const EstimateOptions& options = {});
 

@@ -4,8 +4,10 @@
 // diameter and bisection, and the path a communicator of given size and stride sees at each level.
 
 #include <array>
+#include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/units.hpp"
@@ -29,11 +31,14 @@ struct Inventory {
   /// Pluggable optical modules: one per optical NIC port; on the switches one per `ports_per_module` optical
   /// ports (an NDR twin-port OSFP serves two 400G ports), so fewer than `optical_transceivers`.
   int optical_modules = 0;
+  int node_modules = 0;    ///< of optical_modules: at the nodes' NICs
+  int switch_modules = 0;  ///< of optical_modules: in the switches' cages
+  int optical_cables = 0;  ///< of cables: fibres between two modules (the rest are copper)
   int nics = 0;
   int cables = 0;
   int scale_up_domains = 0;  ///< NVLink domains (NVL8 boards, NVL72 racks)
-  Usd capex;                 ///< switches + NICs + transceivers at catalog prices (cables not priced)
-  Watts power;               ///< switches + NICs + transceivers at catalog power
+  Usd capex;                 ///< switches + NICs + optical modules at catalog prices (cables not priced)
+  Watts power;               ///< switches + NICs + optical modules at catalog power
   /// Scale-up switches over all domains (ScaleUpSpec::switches_for); 0 for a full mesh.
   int scale_up_switches = 0;
   Usd scale_up_capex;    ///< those switches at the fabric's catalog price (not in `capex`)
@@ -127,7 +132,8 @@ struct Topology {
   BytesPerSecond nic_bandwidth;  ///< nic_line_rate x LinkSpec::efficiency
   Seconds link_latency;
   ProtocolCalibration link_protocols;  ///< measured per-protocol constants (LinkSpec::protocols)
-  NcclProtocolMask link_nccl_protocols = kAllNcclProtocols;  ///< LinkSpec::nccl_protocols
+  NcclProtocolMask link_nccl_protocols = kAllNcclProtocols;     ///< LinkSpec::nccl_protocols
+  NcclAlgorithmMask link_nccl_algorithms = kAllNcclAlgorithms;  ///< LinkSpec::nccl_algorithms
   /// Flows per NIC port and peer that hash onto a leaf's uplinks independently (LinkSpec::ecmp_flows under
   /// ECMP); 0: flows do not collide (balanced routing or packet spraying).
   int ecmp_flows = 0;
@@ -138,6 +144,22 @@ struct Topology {
   bool torus_library = false;  ///< the collective library runs torus algorithms (library_runs_torus_bucket)
   bool nccl = true;            ///< the collective library is NCCL (its pipeline model prices rings and trees)
 };
+
+/// One line of a fabric's bill of materials: `count` of `part` at a unit price and power.
+struct BomLine {
+  std::string item;  ///< "switches", "NICs", "node modules", "switch modules", "fibres", "copper cables"
+  std::string part;  ///< the catalog entry or what it is, e.g. "qm9700", "2 x 400 Gb/s module"
+  long long count = 0;
+  Usd unit_price;    ///< 0 where the catalog has no price (cables)
+  Watts unit_power;  ///< 0 for passive parts
+  [[nodiscard]] Usd price() const { return unit_price * static_cast<double>(count); }
+  [[nodiscard]] Watts power() const { return unit_power * static_cast<double>(count); }
+};
+
+/// The scale-out fabric's bill of materials: switches, NICs, pluggable modules at the nodes and in the
+/// switches (each priced as the ports it serves: LinkSpec's price per port end x ports per module), fibres
+/// and copper cables. Its prices and power add up to Inventory::capex and power.
+[[nodiscard]] std::vector<BomLine> bill_of_materials(const Topology& topology, const ClusterSpec& cluster);
 
 /// Whether collective library `library` (GpuSpec::library) runs the multi-dimensional bucket algorithm
 /// over a torus: the torus libraries of TPUs (ICI: XLA's collectives over the 3D torus, Jouppi et al.
@@ -190,6 +212,8 @@ struct LevelPath {
   /// NCCL's protocols over the level (LinkSpec::nccl_protocols for the scale-out network; all inside a
   /// domain).
   NcclProtocolMask nccl_protocols = kAllNcclProtocols;
+  /// NCCL's algorithms over the level (LinkSpec::nccl_algorithms for the scale-out network; all inside).
+  NcclAlgorithmMask nccl_algorithms = kAllNcclAlgorithms;
 };
 
 /// What a communicator sees: plain numbers, no allocation.

@@ -34,6 +34,10 @@ namespace costmodel {
 /// 8 x ib-hdr-200g per node, fat-tree 1:1 of qm8700 switches, NVLink domain of 8, NCCL" (the scale-up
 /// fabric, and the collective library the GPU's programs call).
 [[nodiscard]] std::string describe_cluster(const ClusterSpec& cluster);
+
+/// What carries each communicator's largest collective (StepEstimate::collectives), e.g. "tp allreduce
+/// ring/ll128, dp reducescatter ring/simple"; empty when not described.
+[[nodiscard]] std::string describe_collectives(const StepEstimate& estimate);
 /// "NVLink domain" for NVLink fabrics (named nvlink-* or unnamed), else "<fabric> domain" or "<fabric> full
 /// mesh".
 [[nodiscard]] std::string scale_up_label(const ClusterSpec& cluster);

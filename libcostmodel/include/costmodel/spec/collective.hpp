@@ -3,17 +3,26 @@
 // The names of the collectives and of the algorithms that carry them out: plain vocabulary shared by the
 // training settings (which algorithm the DP and TP exchanges use) and the network model that costs them.
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
 namespace costmodel {
 
 /// The collectives of NCCL (and MPI) that LLM training issues.
-enum class Collective { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kBroadcast, kReduce, kSendRecv };
+enum class Collective : std::uint8_t {
+  kAllReduce,
+  kReduceScatter,
+  kAllGather,
+  kAllToAll,
+  kBroadcast,
+  kReduce,
+  kSendRecv
+};
 inline constexpr int kCollectiveCount = 7;
 
 /// How a collective is carried out; kAuto lets collective_cost() pick the fastest, as NCCL's tuner does.
-enum class Algorithm {
+enum class Algorithm : std::uint8_t {
   kRing,
   kDoubleBinaryTree,
   kHalvingDoubling,
@@ -30,7 +39,7 @@ inline constexpr int kAlgorithmCount = 10;
 /// How NCCL moves each chunk (src/device/prims_*.h): LL (8-byte flag+data stores, lowest latency, half the
 /// bandwidth), LL128 (120 of every 128 bytes carry data), Simple (large chunks, full bandwidth, the highest
 /// latency); kAuto lets collective_cost() pick the fastest per message size, as NCCL's tuner does.
-enum class Protocol { kLL, kLL128, kSimple, kAuto };
+enum class Protocol : std::uint8_t { kLL, kLL128, kSimple, kAuto };
 inline constexpr int kProtocolCount = 4;
 
 /// How ZeRO-3 calls the collective library for each parameter it gathers (and each gradient it

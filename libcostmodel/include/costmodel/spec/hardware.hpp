@@ -45,6 +45,14 @@ inline constexpr NcclProtocolMask kAllNcclProtocols = 0b111;
 /// The protocols' names in that order, as NCCL_PROTO and the catalogs spell them.
 inline constexpr std::array<std::string_view, kNcclProtocols> kNcclProtocolNames{"ll", "ll128", "simple"};
 
+/// NCCL's algorithms as NCCL_ALGO names them: Ring, Tree, NVLS (and CollNet, the switches' reduction),
+/// NVLSTree, PAT. A set of them: bit i for kNcclAlgorithmNames[i].
+inline constexpr int kNcclAlgorithms = 6;
+using NcclAlgorithmMask = std::uint8_t;
+inline constexpr NcclAlgorithmMask kAllNcclAlgorithms = 0b111111;
+inline constexpr std::array<std::string_view, kNcclAlgorithms> kNcclAlgorithmNames{
+    "ring", "tree", "nvls", "collnet", "nvls-tree", "pat"};
+
 /// What nccl-tests measured on one fabric level, per NCCL protocol (LL, LL128, Simple), written by
 /// `costmodel calibrate`: the time of one ring step over the level, which replaces NCCL's per-step constant
 /// (src/tuning/cost_model.cc hwLatencies, ring row; the other algorithms' rows scale alike) and the level's
@@ -128,9 +136,12 @@ struct GpuEfficiency {
 /// The typical server of a GPU and its scale-out fabric (data/gpus.yaml `node:`): what a cluster built from
 /// the GPU's name alone assumes. Names refer to the link and switch catalogs; empty when the entry has none.
 struct NodeSpec {
-  int gpus = 8;             ///< GPUs per node
-  std::string link;         ///< scale-out link catalog name, e.g. "ib-ndr-400g"
-  int nics = 8;             ///< scale-out NICs per node
+  int gpus = 8;      ///< GPUs per node
+  std::string link;  ///< scale-out link catalog name, e.g. "ib-ndr-400g"
+  int nics = 8;      ///< scale-out NICs per node
+  /// NIC ports one pluggable module at the node serves: 2 where the node's NIC ports pair into twin-port
+  /// cages (DGX H100: 8 ConnectX-7 ports in 4 OSFP cages); 1 for a NIC card per port.
+  int nic_ports_per_module = 1;
   std::string switch_name;  ///< scale-out switch catalog name, e.g. "qm9700"
   /// The server without its GPUs and scale-out NICs (CPUs, memory, NVSwitch baseboard, chassis, power
   /// supplies): what owning a GPU adds to GpuSpec::price, per node of `gpus` GPUs; 0 when in the GPU price.
@@ -199,6 +210,9 @@ struct LinkSpec {
   /// The protocols NCCL runs over this network (`nccl_protocols:`): those its net plugin leaves enabled or
   /// the vendor's NCCL environment prescribes (NCCL_PROTO); a communicator that spans nodes runs no other.
   NcclProtocolMask nccl_protocols = kAllNcclProtocols;
+  /// The NCCL algorithms a communicator over this network may choose (`nccl_algorithms:`): NCCL_ALGO as the
+  /// vendor's NCCL environment or the net plugin sets it.
+  NcclAlgorithmMask nccl_algorithms = kAllNcclAlgorithms;
   Transport transport = Transport::kRdma;
   bool gpudirect =
       true;  ///< NIC reads and writes GPU memory directly (GPUDirect RDMA); false: staged in host memory
