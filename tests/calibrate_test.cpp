@@ -346,6 +346,12 @@ TEST_CASE("cluster_yaml reads back as the same cluster") {
   const std::string ring_tree_text = cluster_yaml(ring_tree, {});
   CHECK(ring_tree_text.find("    nccl_algorithms: [ring, tree]\n") != std::string::npos);
   CHECK(load_cluster_text(ring_tree_text, "calibrated.yaml", catalog()).link.nccl_algorithms == 0b000011);
+  // Copper host links (an NDR DAC reaches 3 m) are written and read back.
+  ClusterSpec dac = default_cluster(catalog(), "h100-sxm");
+  dac.copper_host_links = true;
+  const std::string dac_text = cluster_yaml(dac, {});
+  CHECK(dac_text.find("  host_cables: copper\n") != std::string::npos);
+  CHECK(load_cluster_text(dac_text, "calibrated.yaml", catalog()).copper_host_links);
 }
 
 namespace {

@@ -103,6 +103,19 @@ TEST_CASE("DGX SuperPOD of 64 scalable units: 512 leaf + 512 spine + 256 core (r
   CHECK(modules == 49152);
   CHECK(price == doctest::Approx(built.inventory.capex.value));
   CHECK(power == doctest::Approx(built.inventory.power.value));
+  // Copper from the nodes to leaves in their racks (scale_out.host_cables: copper, a DAC at 0.2 W): the
+  // 16,384 host links need no module, the 8,192 node modules and 16,384 / 2 = 8,192 of the switch modules
+  // go, 32,768 remain for the 32,768 switch links' fibres. Capex falls by 16,384 modules x $2,000.
+  dgx.copper_host_links = true;
+  dgx.link.copper_reach_m = 3.0;
+  dgx.link.copper_power = Watts(0.2);
+  const Topology copper = build_topology(dgx);
+  CHECK(copper.inventory.optical_cables == 32768);
+  CHECK(copper.inventory.node_modules == 0);
+  CHECK(copper.inventory.switch_modules == 32768);
+  CHECK(copper.inventory.capex.value == doctest::Approx(172748800.0 - 16384 * 2000.0));
+  CHECK(copper.inventory.power.value ==
+        doctest::Approx(built.inventory.power.value - 16384 * 17.0 + 16384 * 0.2));
   CHECK(t.diameter == 5);
 }
 

@@ -84,9 +84,14 @@ std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& c
       << "    transceiver_price: " << fixed(c.link.transceiver_price.value, 2) << "USD\n"
       << "    transceiver_power: " << fixed(c.link.transceiver_power.value, 3) << "W\n";
   if (!c.link.media.empty()) out << "    media: " << c.link.media << '\n';
+  if (c.link.copper_reach_m > 0.0) {
+    out << "    copper_reach_m: " << number(c.link.copper_reach_m) << '\n'
+        << "    copper_power: " << fixed(c.link.copper_power.value, 3) << "W\n";
+  }
   out << "  nics_per_node: " << c.nics_per_node << '\n'
       << "  switch: " << c.switch_spec.name << '\n'
       << "  oversubscription: " << number(c.oversubscription) << '\n';
+  if (c.copper_host_links) out << "  host_cables: copper\n";
   if (c.topology == TopologyKind::kDragonflyPlus) out << "  routing: " << to_string(c.routing) << '\n';
   if (!c.torus_dims.empty()) {
     out << "  torus_dims: [";

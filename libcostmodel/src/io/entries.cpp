@@ -337,6 +337,9 @@ LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry) {
                                      .value_or(std::string(to_string(l.multipath))));
   l.ecmp_flows = static_cast<int>(map.optional_integer("ecmp_flows", 1, 1 << 12).value_or(l.ecmp_flows));
   l.media = all_required ? map.string("media") : map.optional_string("media").value_or(l.media);
+  l.copper_reach_m = map.optional_number("copper_reach_m", 0.0, 100.0).value_or(l.copper_reach_m);
+  l.copper_power =
+      Watts(map.optional_quantity("copper_power", Dimension::kWatts, true).value_or(l.copper_power.value));
   l.transceiver_power = Watts(quantity("transceiver_power", Dimension::kWatts, l.transceiver_power.value));
   l.transceiver_price = Usd(quantity("transceiver_price", Dimension::kUsd, l.transceiver_price.value));
   l.nic_power = Watts(quantity("nic_power", Dimension::kWatts, l.nic_power.value));

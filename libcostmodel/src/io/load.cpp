@@ -92,6 +92,14 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
     c.switch_spec = catalog.default_switch_for(c.link);
   }
   c.oversubscription = out.optional_number("oversubscription", 1.0, 1024.0).value_or(1.0);
+  if (const auto cables = out.optional_choice("host_cables", {"optical", "copper"})) {
+    c.copper_host_links = *cables == "copper";
+    if (c.copper_host_links && !(c.link.copper_reach_m > 0.0)) {
+      throw out.error_at("host_cables", "link '" + c.link.name +
+                                            "' offers no copper cable at its speed (copper_reach_m unset in "
+                                            "data/links.yaml): its host links are optical");
+    }
+  }
   c.in_network = out.optional_choice("in_network", {"none", "sharp"}).value_or("none") == "sharp"
                      ? InNetworkReduction::kSharp
                      : InNetworkReduction::kNone;

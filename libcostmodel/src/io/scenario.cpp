@@ -442,6 +442,7 @@ const std::vector<std::string>& scenario_paths() {
                                       "cluster.scale_out.torus_dims",
                                       "cluster.scale_out.in_network",
                                       "cluster.scale_out.routing",
+                                      "cluster.scale_out.host_cables",
                                       "model"};
     for (const auto& field : training_fields()) paths.push_back("training." + std::string(field.key));
     for (const auto& key : kPlannerKeys) paths.push_back("planner." + key);

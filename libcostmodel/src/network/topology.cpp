@@ -152,7 +152,8 @@ void price(const ClusterSpec& cluster, int ports_per_module, Inventory& inv) {
   inv.switches = 0;
   for (int n : inv.switches_per_tier) inv.switches += n;
   inv.cables = inv.host_links + inv.direct_links + inv.switch_links;
-  const bool optical = is_optical(cluster.link);
+  // Copper host links (scale_out.host_cables): the leaf in the nodes' rack, no module at either end.
+  const bool optical = is_optical(cluster.link) && !cluster.copper_host_links;
   inv.optical_cables = (optical ? inv.host_links + inv.direct_links : 0) + inv.switch_links;
   inv.optical_transceivers = 2 * inv.optical_cables;
   const long long nic_ends = optical ? inv.host_links + 2LL * inv.direct_links : 0;
@@ -172,7 +173,8 @@ void price(const ClusterSpec& cluster, int ports_per_module, Inventory& inv) {
   inv.capex = sw.price * inv.switches + link.nic_price * inv.nics +
               link.transceiver_price * (node_ports * inv.node_modules + switch_ports * inv.switch_modules);
   inv.power = sw.power * inv.switches + link.nic_power * inv.nics +
-              link.transceiver_power * (node_ports * inv.node_modules + switch_ports * inv.switch_modules);
+              link.transceiver_power * (node_ports * inv.node_modules + switch_ports * inv.switch_modules) +
+              link.copper_power * (inv.cables - inv.optical_cables);
 }
 
 // The port mode a fabric of `nic`-rate NICs runs: of the switch's modes at least as fast as the NIC, the one
@@ -406,7 +408,7 @@ std::vector<BomLine> bill_of_materials(const Topology& topology, const ClusterSp
     lines.push_back({"fibres", "optical cable", inv.optical_cables, Usd(0), Watts(0)});
   if (inv.cables > inv.optical_cables)
     lines.push_back(
-        {"copper cables", link.media + " cable", inv.cables - inv.optical_cables, Usd(0), Watts(0)});
+        {"copper cables", "copper cable", inv.cables - inv.optical_cables, Usd(0), link.copper_power});
   return lines;
 }
 

@@ -42,7 +42,11 @@ struct ClusterSpec {
   int nics_per_node = 8;                           ///< scale-out NICs per node
   SwitchSpec switch_spec;                          ///< the scale-out switch model
   double oversubscription = 1.0;  ///< downlink : uplink bandwidth at the leaf (1 = non-blocking)
-  std::vector<int> torus_dims;    ///< torus sizes per dimension; empty = chosen from the GPU count
+  /// NIC-to-leaf cables (`scale_out.host_cables`): false (optical, default) as NVIDIA's SuperPODs, whose
+  /// leaves sit in their own racks; true: copper (DAC/ACC), the leaf in the nodes' rack within the link's
+  /// copper reach (LinkSpec::copper_reach), as Meta's RoCE racks. Switch-to-switch links stay optical.
+  bool copper_host_links = false;
+  std::vector<int> torus_dims;  ///< torus sizes per dimension; empty = chosen from the GPU count
   /// Whether the scale-out switches' in-network reduction is in use (`scale_out.in_network: sharp`): the
   /// switch says whether it can (SwitchSpec::in_network_reduction), the cluster whether it is on. NCCL keeps
   /// CollNet/SHARP off unless NCCL_COLLNET_ENABLE=1 (src/tuning/nvls.cc, collnet.cc), so kNone by default.

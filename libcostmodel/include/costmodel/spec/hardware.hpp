@@ -220,7 +220,11 @@ struct LinkSpec {
   /// Under kEcmp: the flows (queue pairs, each its own hash) one NIC port's traffic to one peer is split
   /// over: NCCL's channels on that NIC x NCCL_IB_QPS_PER_CONNECTION.
   int ecmp_flows = 2;
-  std::string media;           ///< optical, copper, optical-cpo, ...
+  std::string media;  ///< optical, copper, optical-cpo, ...
+  /// Longest copper cable (DAC, or active copper) this link's speed offers, m; 0: none (NVIDIA lists no
+  /// passive copper at XDR's 200G lanes). What `scale_out.host_cables: copper` needs.
+  double copper_reach_m = 0.0;
+  Watts copper_power;          ///< one copper cable, both ends (passive DAC: about 0.1 W per end)
   Watts transceiver_power;     ///< one optical transceiver, W
   Usd transceiver_price;       ///< one optical transceiver, USD
   Watts nic_power;             ///< one NIC port, W
