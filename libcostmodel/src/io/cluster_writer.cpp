@@ -56,26 +56,16 @@ std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& c
       << "    latency: " << seconds(c.link.latency) << '\n'
       << "    efficiency: " << number(c.link.efficiency) << '\n';
   write_protocols(out, c.link.protocols, "    ");
-  if (c.link.nccl_protocols != kAllNcclProtocols) {
-    out << "    nccl_protocols: [";
-    const char* separator = "";
-    for (std::size_t p = 0; p < kNcclProtocolNames.size(); ++p) {
-      if (((c.link.nccl_protocols >> p) & 1U) == 0) continue;
-      out << separator << kNcclProtocolNames.at(p);
-      separator = ", ";
-    }
+  // `key: [a, b]`, written only when the set is not NCCL's default (every name).
+  const auto write_set = [&](const char* key, const std::vector<std::string_view>& set, std::size_t all) {
+    if (set.size() == all) return;
+    out << "    " << key << ": [";
+    for (std::size_t i = 0; i < set.size(); ++i) out << (i > 0 ? ", " : "") << set[i];
     out << "]\n";
-  }
-  if (c.link.nccl_algorithms != kAllNcclAlgorithms) {
-    out << "    nccl_algorithms: [";
-    const char* separator = "";
-    for (std::size_t a = 0; a < kNcclAlgorithmNames.size(); ++a) {
-      if (((c.link.nccl_algorithms >> a) & 1U) == 0) continue;
-      out << separator << kNcclAlgorithmNames.at(a);
-      separator = ", ";
-    }
-    out << "]\n";
-  }
+  };
+  write_set("nccl_protocols", names_in(c.link.nccl_protocols, kNcclProtocolNames), kNcclProtocolNames.size());
+  write_set("nccl_algorithms", names_in(c.link.nccl_algorithms, kNcclAlgorithmNames),
+            kNcclAlgorithmNames.size());
   out << "    transport: " << to_string(c.link.transport) << '\n'
       << "    multipath: " << to_string(c.link.multipath) << '\n'
       << "    ecmp_flows: " << c.link.ecmp_flows << '\n'

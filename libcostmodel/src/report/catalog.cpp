@@ -85,12 +85,17 @@ std::vector<ColumnOf<GpuSpec>> gpu_fields() {
 /// "ll, ll128, simple": the NCCL protocols a link's network runs (LinkSpec::nccl_protocols).
 Json nccl_protocols_text(const LinkSpec& l) {
   std::string text;
-  for (std::size_t p = 0; p < kNcclProtocolNames.size(); ++p) {
-    if (((l.nccl_protocols >> p) & 1U) == 0) continue;
-    if (!text.empty()) text += ", ";
-    text += kNcclProtocolNames.at(p);
-  }
+  for (const std::string_view name : names_in(l.nccl_protocols, kNcclProtocolNames))
+    text += (text.empty() ? "" : ", ") + std::string(name);
   return Json(text);
+}
+
+/// ["ring", "tree", ...]: the set bits of `mask` by name.
+template <std::size_t N>
+Json name_list(std::uint8_t mask, const std::array<std::string_view, N>& names) {
+  Json list = Json::array();
+  for (const std::string_view name : names_in(mask, names)) list.push_back(Json(std::string(name)));
+  return list;
 }
 
 std::vector<ColumnOf<LinkSpec>> link_fields() {
@@ -106,23 +111,11 @@ std::vector<ColumnOf<LinkSpec>> link_fields() {
        [](const LinkSpec& l) { return Json(std::string(to_string(l.transport))); }},
       {"nccl_protocols_text", "NCCL protocols", "", 1, nccl_protocols_text, 4, Audience::kPeople},
       {"nccl_protocols", "", "", 1,
-       [](const LinkSpec& l) {
-         Json names = Json::array();
-         for (std::size_t p = 0; p < kNcclProtocolNames.size(); ++p)
-           if (((l.nccl_protocols >> p) & 1U) != 0)
-             names.push_back(Json(std::string(kNcclProtocolNames.at(p))));
-         return names;
-       },
-       4, Audience::kMachines},
+       [](const LinkSpec& l) { return name_list(l.nccl_protocols, kNcclProtocolNames); }, 4,
+       Audience::kMachines},
       {"nccl_algorithms", "", "", 1,
-       [](const LinkSpec& l) {
-         Json names = Json::array();
-         for (std::size_t a = 0; a < kNcclAlgorithmNames.size(); ++a)
-           if (((l.nccl_algorithms >> a) & 1U) != 0)
-             names.push_back(Json(std::string(kNcclAlgorithmNames.at(a))));
-         return names;
-       },
-       4, Audience::kMachines},
+       [](const LinkSpec& l) { return name_list(l.nccl_algorithms, kNcclAlgorithmNames); }, 4,
+       Audience::kMachines},
       {"gpudirect", "GDR", "", 1, [](const LinkSpec& l) { return Json(l.gpudirect); }},
       {"multipath", "multipath", "", 1,
        [](const LinkSpec& l) { return Json(std::string(to_string(l.multipath))); }},

@@ -4,6 +4,7 @@
 // switches.yaml).
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -52,6 +53,16 @@ using NcclAlgorithmMask = std::uint8_t;
 inline constexpr NcclAlgorithmMask kAllNcclAlgorithms = 0b111111;
 inline constexpr std::array<std::string_view, kNcclAlgorithms> kNcclAlgorithmNames{
     "ring", "tree", "nvls", "collnet", "nvls-tree", "pat"};
+
+/// The names of the bits set in `mask` (a set of NCCL protocols or algorithms), in `names`' order.
+template <std::size_t N>
+[[nodiscard]] std::vector<std::string_view> names_in(std::uint8_t mask,
+                                                     const std::array<std::string_view, N>& names) {
+  std::vector<std::string_view> set;
+  for (std::size_t i = 0; i < N; ++i)
+    if (((mask >> i) & 1U) != 0) set.push_back(names.at(i));
+  return set;
+}
 
 /// What nccl-tests measured on one fabric level, per NCCL protocol (LL, LL128, Simple), written by
 /// `costmodel calibrate`: the time of one ring step over the level, which replaces NCCL's per-step constant
