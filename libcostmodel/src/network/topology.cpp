@@ -133,12 +133,6 @@ bool is_optical(const LinkSpec& link) {
   return link.media.rfind("optical", 0) == 0;
 }
 
-// Prices and power at catalog values: switches, one NIC per port, and the pluggable modules of the optical
-// links, each priced as the ports it serves (the catalog prices a port end: a twin-port module is two).
-// Modules: at the nodes, one per `nic_ports_per_module` optical NIC ports of a node (DGX H100: 8 ports in
-// 4 twin-port cages); in the switches, one per `ports_per_module` optical ports, the switches' ports assumed
-// filled cage by cage. Fibres join two modules; host and direct links follow the link's media, and
-// switch-to-switch links leave the rack: optical.
 // NIC ports per module at the node: the GPU's typical node's (NodeSpec::nic_ports_per_module) when the
 // cluster is built of it (same GPUs, link and NICs per node), else one module per port.
 int nic_ports_per_module(const ClusterSpec& cluster) {
@@ -148,6 +142,12 @@ int nic_ports_per_module(const ClusterSpec& cluster) {
   return typical ? std::max(1, node.nic_ports_per_module) : 1;
 }
 
+// Prices and power at catalog values: switches, one NIC per port, and the pluggable modules of the optical
+// links, each priced as the ports it serves (the catalog prices a port end: a twin-port module is two).
+// Modules: at the nodes, one per `nic_ports_per_module` optical NIC ports of a node (DGX H100: 8 ports in
+// 4 twin-port cages); in the switches, one per `ports_per_module` optical ports, the switches' ports assumed
+// filled cage by cage. Fibres join two modules; host and direct links follow the link's media, and
+// switch-to-switch links leave the rack: optical.
 void price(const ClusterSpec& cluster, int ports_per_module, Inventory& inv) {
   inv.switches = 0;
   for (int n : inv.switches_per_tier) inv.switches += n;
@@ -163,7 +163,6 @@ void price(const ClusterSpec& cluster, int ports_per_module, Inventory& inv) {
   // NIC ends spread evenly over the nodes; each node fills its cages in turn.
   inv.node_modules =
       static_cast<int>(nodes * static_cast<long long>(ceil_div(ceil_div(nic_ends, nodes), per_module)));
-  if (nic_ends == 0) inv.node_modules = 0;
   inv.switch_modules = static_cast<int>(ceil_div(switch_ends, ports_per_module));
   inv.optical_modules = inv.node_modules + inv.switch_modules;
   const SwitchSpec& sw = cluster.switch_spec;
