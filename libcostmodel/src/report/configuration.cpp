@@ -85,14 +85,23 @@ std::string describe_cluster(const ClusterSpec& c) {
   return text;
 }
 
+namespace {
+
+// "allreduce ring/ll128": one communicator's collective and what carries it.
+std::string choice_text(const CollectiveChoice& c) {
+  return std::string(to_string(c.collective)) + " " + std::string(to_string(c.algorithm)) + "/" +
+         std::string(to_string(c.protocol));
+}
+
+}  // namespace
+
 std::string describe_collectives(const StepEstimate& e) {
   std::string text;
   for (int g = 0; g < kCommGroupCount; ++g) {
     const CollectiveChoice& c = e.collectives.at(static_cast<std::size_t>(g));
     if (!c.used()) continue;
     if (!text.empty()) text += ", ";
-    text += std::string(to_string(static_cast<CommGroup>(g))) + " " + std::string(to_string(c.collective)) +
-            " " + std::string(to_string(c.algorithm)) + "/" + std::string(to_string(c.protocol));
+    text += std::string(to_string(static_cast<CommGroup>(g))) + " " + choice_text(c);
   }
   return text;
 }
@@ -105,10 +114,7 @@ Json collectives_json(const StepEstimate& e) {
   Json o = Json::object();
   for (int g = 0; g < kCommGroupCount; ++g) {
     const CollectiveChoice& c = e.collectives.at(static_cast<std::size_t>(g));
-    o.set(std::string(to_string(static_cast<CommGroup>(g))),
-          c.used() ? Json(std::string(to_string(c.collective)) + " " + std::string(to_string(c.algorithm)) +
-                          "/" + std::string(to_string(c.protocol)))
-                   : Json());
+    o.set(std::string(to_string(static_cast<CommGroup>(g))), c.used() ? Json(choice_text(c)) : Json());
   }
   return o;
 }
