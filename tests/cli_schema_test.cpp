@@ -63,7 +63,8 @@ const std::string kConfiguration =
     "{tp,pp,dp,cp,ep,etp,vpp,first_stage_layers,last_stage_layers,micro_batch,global_batch,recompute,"
     "recompute_layers,zero,dtype,"
     "grad_reduce_dtype,fp8_params,sequence_parallel,overlap,compression,"
-    "topology,oversubscription,step_time_s,tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,hfu,"
+    "topology,oversubscription,step_time_s,tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,mfu_"
+    "bf16_peak,hfu,"
     "memory_per_gpu_bytes,fits_memory,breakdown,collectives,memory,training_days,cost_usd,energy_kwh,"
     "switches,"
     "network_cost_usd,power_w,cost_basis,rental_cost_usd,capex_usd,gpu_capex_usd,network_capex_usd,scale_up_"
@@ -72,9 +73,10 @@ const std::string kConfiguration =
     "parameters,active_parameters,cluster,schema_version}\n";
 const std::string kBreakdown =
     "{compute_s,tp_comm_s,cp_comm_s,ep_comm_s,pp_comm_s,pp_bubble_s,dp_comm_s,dp_comm_exposed_s,optimizer_s,"
-    "hidden_comm_s}"
+    "host_s,hidden_comm_s}"
     "\n";
 const std::string kCollectives = "{tp,cp,ep,pp,dp,expert_dp,embedding}\n";
+const std::string kCollective = "{collective,library,algorithm,protocol}\n";
 const std::string kMemory =
     "{weights_bytes,gradients_bytes,optimizer_bytes,activations_bytes,logits_bytes,error_feedback_bytes,"
     "reserve_bytes,capacity_bytes,overflow}\n";
@@ -84,10 +86,14 @@ const std::string kClusterScaleUp =
     "{fabric,topology,bandwidth_Bps,domain,latency_s,efficiency,in_network_reduction}\n";
 const std::string kClusterScaleOut = "{topology,link,line_rate_Bps,nics_per_node,switch,oversubscription}\n";
 
-std::string configuration_at(const std::string& path) {
-  return path + kConfiguration + path + "breakdown." + kBreakdown + path + "collectives." + kCollectives +
-         path + "memory." + kMemory + path + "cluster." + kCluster + path + "cluster.scale_up." +
-         kClusterScaleUp + path + "cluster.scale_out." + kClusterScaleOut;
+// `used`: the communicators whose collective the configuration names (an object each; the others null).
+std::string configuration_at(const std::string& path,
+                             const std::vector<std::string>& used = {"tp", "pp", "dp", "embedding"}) {
+  std::string collectives = path + "collectives." + kCollectives;
+  for (const std::string& group : used) collectives += path + "collectives." + group + "." + kCollective;
+  return path + kConfiguration + path + "breakdown." + kBreakdown + collectives + path + "memory." + kMemory +
+         path + "cluster." + kCluster + path + "cluster.scale_up." + kClusterScaleUp + path +
+         "cluster.scale_out." + kClusterScaleOut;
 }
 
 const std::vector<std::string> kPlan = {"plan", "--model",  "gpt3-175b", "--gpus", "1024", "--global-batch",
@@ -110,8 +116,9 @@ TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
   const std::string plan_csv =
       "tp,pp,dp,cp,ep,etp,vpp,micro_batch,recompute,recompute_layers,zero,sequence_parallel,overlap,topology,"
       "step_time_s,"
-      "model_tflops_per_gpu,mfu,memory_per_gpu_bytes,fits_memory,comm_share,training_days,cost_usd,capex_usd,"
-      "switches,collectives,schema_version";
+      "model_tflops_per_gpu,mfu,memory_per_gpu_bytes,fits_memory,comm_share,training_days,cost_"
+      "usd,capex_usd,"
+      "switches,mfu_bf16_peak,collectives,schema_version";
   CHECK(csv_header(with(kPlan, {"--format", "csv"})) == "rank," + plan_csv);
   // A deadline search: gpus in every configuration and a row per GPU count searched.
   const std::vector<std::string> deadline = {
@@ -248,7 +255,7 @@ TEST_CASE("validate, calibrate and scenario") {
         "rows[].{variant,training.overlap,training.compression,configurations,evaluated,feasible,comm_share,"
         "transceivers,diameter,network_power_w,speedup,cost_delta,switches_delta,network_cost_delta_usd,"
         "network_power_delta_w,power_delta_w,baseline_row,note}\n" +
-            configuration_at("rows[].configurations[]."));
+            configuration_at("rows[].configurations[].", {"cp", "pp", "dp"}));
 }
 
 // One declaration per knob (spec/training.hpp): every declared knob is a flag of the commands that take

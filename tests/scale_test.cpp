@@ -40,6 +40,7 @@ bool finite_non_negative(const StepEstimate& e) {
                            b.dp_comm.value,
                            b.dp_comm_exposed.value,
                            b.optimizer.value,
+                           b.host.value,
                            e.memory.total.value,
                            e.network_capex.value,
                            e.power.value};

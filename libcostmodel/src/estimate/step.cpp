@@ -16,6 +16,7 @@
 
 #include "communication.hpp"
 #include "compute_terms.hpp"
+#include "host_terms.hpp"
 
 namespace costmodel {
 
@@ -66,6 +67,7 @@ EstimateOptions estimate_options(const TrainingSpec& training) {
   options.grad_accumulation_fusion = training.grad_accumulation_fusion;
   options.ep_comm_overlap = training.ep_comm_overlap;
   options.pp_comm_overlap = training.pp_comm_overlap;
+  options.cuda_graphs = training.cuda_graphs;
   return options;
 }
 
@@ -204,6 +206,10 @@ void fill_rates(StepEstimate& e, double step, const StepInputs& in, const ModelT
   const double peak_tflops = in.gpu.peak(st.dtype).value / 1e12;
   e.mfu = e.model_flops_per_gpu.value / 1e12 / peak_tflops;
   e.hfu = e.hardware_flops_per_gpu.value / 1e12 / peak_tflops;
+  // The 16-bit peak: BF16's, or FP16's on a GPU without BF16 (V100).
+  const Dtype sixteen = in.gpu.supports(Dtype::kBf16) ? Dtype::kBf16 : Dtype::kFp16;
+  const double peak16 = in.gpu.peak(sixteen).value / 1e12;
+  e.mfu_bf16_peak = peak16 > 0.0 ? e.model_flops_per_gpu.value / 1e12 / peak16 : e.mfu;
 }
 
 }  // namespace
@@ -316,6 +322,29 @@ StageTime stage_time(const LayerTerms& l, const DataParallelStreams& dp, double 
   return t;
 }
 
+// The host time a micro-batch on a stage of `layers` layers leaves exposed (host_terms.hpp): between two
+// host synchronisations the micro-batch takes max(host, GPU); each synchronisation adds its wait and refill.
+// A dropless MoE layer's forward is one such stretch (the dispatcher synchronises before its all-to-all);
+// the rest of the micro-batch (the dense layers, every backward) is one more. Full recompute runs the
+// forward again in the backward, synchronisations included.
+double host_exposed(const detail::HostTerms& host, const LayerTerms& l, const StageTime& stage, double layers,
+                    double moe_share, double recomputed_share) {
+  const double s = moe_share;
+  const double forward = (1.0 - s) * host.dense.forward + s * host.moe.forward;
+  const double backward =
+      (1.0 - s) * host.dense.backward + s * host.moe.backward + recomputed_share * forward;
+  const double total = layers * (forward + backward);
+  if (total <= 0.0) return 0.0;
+  const double syncs = layers * s * host.moe.syncs;
+  if (syncs <= 0.0) return std::max(0.0, total - stage.total);
+  const double gpu_forward = l.forward + l.ep_forward;  // one MoE layer's forward, between two syncs
+  const double stretches = layers * s;
+  const double in_stretches = stretches * host.moe.forward;
+  return stretches * std::max(0.0, host.moe.forward - gpu_forward) +
+         std::max(0.0, (total - in_stretches) - (stage.total - stretches * gpu_forward)) +
+         syncs * (1.0 + recomputed_share) * host.sync_s;
+}
+
 }  // namespace
 
 StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& paths,
@@ -375,6 +404,9 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   const StageTime* pace = &first;
   if (middle.total > pace->total) pace = &middle;
   if (!one_stage && last.total > pace->total) pace = &last;
+  const double pace_layers = pace == &first ? layers.first : pace == &last ? layers.last : layers.middle;
+  const double host =
+      host_exposed(detail::host_terms(in), l, *pace, pace_layers, in.moe_share, in.recomputed_share);
   const double sum = one_stage ? first.total : first.total + layers.middle_stages * middle.total + last.total;
   const double bubble = pipeline_bubble_time(in, Seconds(sum), Seconds(pace->total)).value;
 
@@ -402,7 +434,7 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   // The combined 1F1B leaves the first forward and the last backward unpaired: one micro-batch's expert
   // all-to-alls stay exposed.
   const double ep_unpaired = pace->ep_total - pace->ep;
-  const double step = m * pace->total + bubble + step_exposed + tied + optimizer + ep_unpaired;
+  const double step = m * (pace->total + host) + bubble + step_exposed + tied + optimizer + ep_unpaired;
   e.step_time = Seconds(step);
   e.breakdown.compute = Seconds(m * pace->compute);
   e.breakdown.tp_comm = Seconds(m * pace->tp);
@@ -413,6 +445,7 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   e.breakdown.dp_comm = Seconds(m * pace->dp_total + step_streams + tied);
   e.breakdown.dp_comm_exposed = Seconds(m * pace->dp_exposed + step_exposed + tied);
   e.breakdown.optimizer = Seconds(optimizer);
+  e.breakdown.host = Seconds(m * host);
   // Hidden on the pacing stage's GPU: its micro-batches' and, when it is the first stage, the once-a-step
   // streams' (each window hides at most its own compute).
   e.breakdown.hidden_comm =

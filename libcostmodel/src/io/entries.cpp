@@ -247,6 +247,11 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base, const std::vector<ScaleUpSpec>* 
         node.optional_integer("nic_ports_per_module", 1, 8).value_or(n.nic_ports_per_module));
     n.host_bandwidth = BytesPerSecond(node.optional_quantity("host_bandwidth", Dimension::kBytesPerSecond)
                                           .value_or(n.host_bandwidth.value));
+    n.host_op = Seconds(node.optional_quantity("host_op", Dimension::kSeconds).value_or(n.host_op.value));
+    n.host_launch =
+        Seconds(node.optional_quantity("host_launch", Dimension::kSeconds).value_or(n.host_launch.value));
+    n.host_sync =
+        Seconds(node.optional_quantity("host_sync", Dimension::kSeconds).value_or(n.host_sync.value));
     node.finish();
   }
   std::vector<std::string> architectures;

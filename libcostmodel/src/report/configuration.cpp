@@ -108,13 +108,22 @@ std::string describe_collectives(const StepEstimate& e) {
 
 namespace {
 
-// {"tp": "allreduce ring/ll128", "cp": null, ...}: every communicator, null where it runs nothing (or the
-// estimate was not described).
-Json collectives_json(const StepEstimate& e) {
+// {"tp": {"collective": "allreduce", "library": "NCCL", "algorithm": "ring", "protocol": "ll128"}, "cp":
+// null,
+// ...}: every communicator, null where it runs nothing (or the estimate was not described).
+Json collectives_json(const StepEstimate& e, const std::string& library) {
   Json o = Json::object();
   for (int g = 0; g < kCommGroupCount; ++g) {
     const CollectiveChoice& c = e.collectives.at(static_cast<std::size_t>(g));
-    o.set(std::string(to_string(static_cast<CommGroup>(g))), c.used() ? Json(choice_text(c)) : Json());
+    Json used;
+    if (c.used()) {
+      used = Json::object();
+      used.set("collective", std::string(to_string(c.collective)))
+          .set("library", library)
+          .set("algorithm", std::string(to_string(c.algorithm)))
+          .set("protocol", std::string(to_string(c.protocol)));
+    }
+    o.set(std::string(to_string(static_cast<CommGroup>(g))), std::move(used));
   }
   return o;
 }
@@ -133,6 +142,7 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("dp_comm_s", e.breakdown.dp_comm.value)
       .set("dp_comm_exposed_s", e.breakdown.dp_comm_exposed.value)
       .set("optimizer_s", e.breakdown.optimizer.value)
+      .set("host_s", e.breakdown.host.value)
       .set("hidden_comm_s", e.breakdown.hidden_comm.value);
   Json memory = Json::object();
   memory.set("weights_bytes", e.memory.weights.value)
@@ -176,11 +186,12 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("model_tflops_per_gpu", tflops(e.model_flops_per_gpu))
       .set("hardware_tflops_per_gpu", tflops(e.hardware_flops_per_gpu))
       .set("mfu", e.mfu)
+      .set("mfu_bf16_peak", e.mfu_bf16_peak)
       .set("hfu", e.hfu)
       .set("memory_per_gpu_bytes", e.memory.total.value)
       .set("fits_memory", e.fits_memory)
       .set("breakdown", std::move(breakdown))
-      .set("collectives", collectives_json(e))
+      .set("collectives", collectives_json(e, base.gpu.library))
       .set("memory", std::move(memory))
       .set("training_days", detail::days_cell(e.training_time))
       .set("cost_usd", detail::usd_cell(e.cost()))
@@ -264,6 +275,8 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
       {"cost_usd", "cost", "M$", 1e6, [](R r) { return detail::usd_cell(r.estimate->cost()); }},
       {"capex_usd", "capex", "M$", 1e6, [](R r) { return Json(r.estimate->capex.value); }},
       {"switches", "switches", "", 1, [](R r) { return Json(r.estimate->switches); }, 6},
+      {"mfu_bf16_peak", "MFU bf16", "%", 0.01, [](R r) { return Json(r.estimate->mfu_bf16_peak); }, 3,
+       Audience::kMachines},
       {"collectives", "collectives", "", 1,
        [](R r) {
          const std::string text = describe_collectives(*r.estimate);
@@ -321,7 +334,12 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   row("tokens/s", e.tokens_per_s);
   row("model TFLOP/s per GPU", tflops(e.model_flops_per_gpu));
   row("hardware TFLOP/s per GPU", tflops(e.hardware_flops_per_gpu));
-  row("MFU (%)", 100.0 * e.mfu);
+  if (e.mfu_bf16_peak != e.mfu) {  // under fp8: the BF16-peak figure first, the FP8-peak one labelled
+    row("MFU of the BF16 peak (%)", 100.0 * e.mfu_bf16_peak);
+    row("MFU of the FP8 peak (%)", 100.0 * e.mfu);
+  } else {
+    row("MFU (%)", 100.0 * e.mfu);
+  }
   row("HFU (%)", 100.0 * e.hfu);
   row("  compute (s)", b.compute.value);
   row("  TP communication (s)", b.tp_comm.value);
@@ -332,6 +350,7 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   row("  DP communication, total (s)", b.dp_comm.value);
   row("  DP communication, exposed (s)", b.dp_comm_exposed.value);
   row("  optimizer (s)", b.optimizer.value);
+  row("  host launches, exposed (s)", b.host.value);
   row("memory per GPU (GiB)", m.total.value / kGibi);
   row("  weights (GiB)", m.weights.value / kGibi);
   row("  gradients (GiB)", m.gradients.value / kGibi);

@@ -10,6 +10,18 @@
 
 namespace costmodel {
 
+std::string_view to_string(CudaGraphs graphs) {
+  switch (graphs) {
+    case CudaGraphs::kOff:
+      return "off";
+    case CudaGraphs::kLayer:
+      return "layer";
+    case CudaGraphs::kFull:
+      return "full";
+  }
+  return "off";
+}
+
 std::string to_string(const Compression& c) {
   switch (c.kind) {
     case CompressionKind::kNone:

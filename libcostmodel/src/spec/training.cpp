@@ -206,6 +206,23 @@ const std::vector<TrainingField>& training_fields() {
        "with interleaved stages (vpp > 1), overlap the pipeline send/recv with compute (Megatron-LM "
        "--overlap-p2p-communication); off: blocking, as 1F1B always is: on|off [on]",
        false, [](TrainingSpec& spec, std::string_view text) { spec.pp_comm_overlap = on_off(text); }},
+      {"cuda_graphs", "cuda-graphs",
+       "CUDA graphs (Megatron-Core --cuda-graph-impl): off (eager), on or layer (Transformer Engine's "
+       "per-layer graphs; a dropless MoE layer's experts stay eager) or full (the whole iteration, with a "
+       "synchronisation-free MoE dispatcher) [off]",
+       false,
+       [](TrainingSpec& spec, std::string_view text) {
+         if (text == "off") {
+           spec.cuda_graphs = CudaGraphs::kOff;
+         } else if (text == "on" || text == "layer") {
+           spec.cuda_graphs = CudaGraphs::kLayer;
+         } else if (text == "full") {
+           spec.cuda_graphs = CudaGraphs::kFull;
+         } else {
+           fail_choice("expected off, on, layer or full, got " + quoted(text), text,
+                       {"off", "on", "layer", "full"});
+         }
+       }},
       {"zero3_gather", "zero3-gather",
        "ZeRO-3's per-parameter collectives: flat (one tensor: DeepSpeed since 2022, FSDP) or list "
        "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]",

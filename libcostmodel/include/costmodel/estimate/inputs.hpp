@@ -52,6 +52,9 @@ struct EstimateOptions {
   /// communication, on unless --no-overlap-p2p-communication; validate_args turns it off for the
   /// non-interleaved 1F1B): pipeline_send_recv_overlapped(), step.cpp.
   bool pp_comm_overlap = true;
+  /// Megatron-Core --cuda-graph-impl: which host launches CUDA graphs replace (host_terms.hpp). Off by
+  /// default, as in Megatron-Core.
+  CudaGraphs cuda_graphs = CudaGraphs::kOff;
 };
 
 /// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only) with their collectives'

@@ -60,6 +60,9 @@ struct StepBreakdown {
   Seconds dp_comm;    ///< data-parallel gradient (and ZeRO-3 parameter) exchange, total
   Seconds dp_comm_exposed;  ///< the part of dp_comm not hidden behind compute
   Seconds optimizer;  ///< optimizer step (memory bound) + gradient compression passes + FP8 weight casts
+  /// Host (CPU) time the GPU waits for: framework ops and kernel launches beyond the GPU's work between two
+  /// host synchronisations, and the synchronisations of a dropless MoE dispatcher (host_terms.hpp).
+  Seconds host;
   /// Not part of the step time: the communication hidden behind the pacing stage's compute (data-parallel
   /// streams and the context-parallel ring), at most `compute` (overlap.hpp).
   Seconds hidden_comm;
@@ -76,10 +79,13 @@ struct StepEstimate {
   FlopsPerSecond model_flops_per_gpu;     ///< model FLOPs only, per GPU (MFU convention)
   FlopsPerSecond hardware_flops_per_gpu;  ///< with recomputed FLOPs (Megatron-LM eq. 3 convention), per GPU
   double mfu = 0;                         ///< model_flops_per_gpu / dense peak for the dtype
-  double hfu = 0;                         ///< hardware_flops_per_gpu / dense peak
-  MemoryBreakdown memory;                 ///< bytes per GPU on the fullest stage
-  bool fits_memory = false;               ///< memory.total <= the GPU's HBM
-  StepBreakdown breakdown;                ///< where step_time goes, s
+  /// model_flops_per_gpu / the dense BF16 peak, whatever the dtype (under fp8, `mfu` divides by the FP8
+  /// peak, twice the BF16 one on H100 and B200, so the two differ). FP16's peak on a GPU without BF16.
+  double mfu_bf16_peak = 0;
+  double hfu = 0;            ///< hardware_flops_per_gpu / dense peak
+  MemoryBreakdown memory;    ///< bytes per GPU on the fullest stage
+  bool fits_memory = false;  ///< memory.total <= the GPU's HBM
+  StepBreakdown breakdown;   ///< where step_time goes, s
   /// What each communicator runs; empty until Estimator::describe_collectives() (plan rows, estimate).
   CollectiveChoices collectives{};
   /// Wall-clock time to train EstimateOptions::tokens, when given: ideal_time / goodput.fraction.

@@ -164,7 +164,12 @@ struct NodeSpec {
   /// GPU -> host memory copy bandwidth per GPU (PCIe or chip-to-chip link): the blocking part of an
   /// asynchronous checkpoint; 0 when unknown (the whole write then blocks).
   BytesPerSecond host_bandwidth;
-  std::string source;  ///< where the node's description comes from
+  /// The node's CPU time per framework op dispatched from Python, per kernel issued from C++, and per host
+  /// synchronisation with the GPU (estimate/host_terms.hpp); 0 when unknown (no host term).
+  Seconds host_op;
+  Seconds host_launch;  ///< see host_op
+  Seconds host_sync;    ///< see host_op
+  std::string source;   ///< where the node's description comes from
 };
 
 /// One GPU model of the catalog.

@@ -27,6 +27,16 @@ struct Compression {
 /// Parses "none|fp16|int8|topk:FRACTION"; throws Error on anything else.
 [[nodiscard]] Compression parse_compression(std::string_view text);
 
+/// Which of a step's GPU work is replayed from CUDA graphs instead of launched op by op from the host
+/// (Megatron-Core --cuda-graph-impl; estimate/host_terms.hpp). kOff: eager. kLayer: Transformer Engine's
+/// per-layer graphs (--cuda-graph-impl transformer_engine): dense layers whole, a dropless MoE layer's
+/// attention, router and dispatch preprocessing (its experts, all-to-alls and host synchronisation stay
+/// eager: a dropless MoE block has dynamic shapes). kFull: the whole iteration (--cuda-graph-impl
+/// full_iteration), which needs a synchronisation-free MoE dispatcher (HybridEP with a per-rank capacity).
+enum class CudaGraphs : std::uint8_t { kOff, kLayer, kFull };
+/// "off", "layer", "full".
+[[nodiscard]] std::string_view to_string(CudaGraphs graphs);
+
 /// One parallel configuration. Rank placement: TP innermost, then CP, DP, PP outermost (tp*pp*dp*cp = GPUs).
 /// The experts fold the same tp·cp·dp ranks of a stage as Megatron-Core does
 /// (megatron/core/parallel_state.py, initialize_model_parallel, expert rank generator): expert tensor

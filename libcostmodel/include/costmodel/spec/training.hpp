@@ -53,6 +53,8 @@ struct TrainingSpec {
   /// Pipeline send/recv overlapped with compute under the interleaved schedule (Megatron-LM
   /// --overlap-p2p-communication, its default): EstimateOptions::pp_comm_overlap.
   bool pp_comm_overlap = true;
+  /// CUDA graphs (Megatron-Core --cuda-graph-impl): EstimateOptions::cuda_graphs.
+  CudaGraphs cuda_graphs = CudaGraphs::kOff;
   Algorithm tp_algorithm = Algorithm::kAuto;  ///< the tensor-parallel collectives' algorithm
   Pins pins;                                  ///< knobs fixed by the user or the source
   EconomicsSpec economics;                    ///< cost basis, amortisation, electricity, PUE
