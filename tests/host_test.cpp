@@ -36,10 +36,12 @@ ModelSpec qwen3_like() {
 
 }  // namespace
 
-TEST_CASE("host time per layer: Python ops x host_op + kernels x host_launch, per expert under GroupedLinear") {
+TEST_CASE(
+    "host time per layer: Python ops x host_op + kernels x host_launch, per expert under GroupedLinear") {
   TermCase c;
   c.model = qwen3_like();
-  c.gpu = host_catalog().gpu("h100-sxm");  // x86 host: 6 us per op, 3 us per kernel, 40 us per synchronisation
+  c.gpu =
+      host_catalog().gpu("h100-sxm");  // x86 host: 6 us per op, 3 us per kernel, 40 us per synchronisation
   c.strategy.dp = 8;
   c.strategy.ep = 8;  // 16 local experts
   c.strategy.global_batch = 8;
@@ -120,7 +122,7 @@ TEST_CASE("the GPU waits only for the host time its own work does not cover") {
   CHECK(f.breakdown.host.value >= host - f.breakdown.compute.value - f.breakdown.tp_comm.value);
   // The exposed terms still add up to the step.
   const auto& b = f.breakdown;
-  CHECK(f.step_time.value ==
-        doctest::Approx(b.compute.value + b.tp_comm.value + b.cp_comm.value + b.ep_comm.value + b.pp_comm.value +
-                        b.pp_bubble.value + b.dp_comm_exposed.value + b.optimizer.value + b.host.value));
+  CHECK(f.step_time.value == doctest::Approx(b.compute.value + b.tp_comm.value + b.cp_comm.value +
+                                             b.ep_comm.value + b.pp_comm.value + b.pp_bubble.value +
+                                             b.dp_comm_exposed.value + b.optimizer.value + b.host.value));
 }

@@ -18,13 +18,13 @@
 //   2 per expert forward (fc1, fc2), 4 backward (dgrad, wgrad);
 // - FP8 quantises every GEMM input: 4 kernels each under current scaling (zero amax, amax, scale, cast:
 //   transformer_engine/pytorch/csrc/quantizer.cpp Float8CurrentScalingQuantizer, the H100 FP8 recipes of
-//   NVIDIA's tables) and 1 under MXFP8 (Blackwell's recipes); per expert under GroupedLinear's split_quantize,
-//   whose weight-quantise loop also costs one Python call per expert and GroupedLinear call;
+//   NVIDIA's tables) and 1 under MXFP8 (Blackwell's recipes); per expert under GroupedLinear's
+//   split_quantize, whose weight-quantise loop also costs one Python call per expert and GroupedLinear call;
 // - the all-to-all dispatcher (megatron/core/transformer/moe/token_dispatcher.py
 //   MoEAlltoAllTokenDispatcher._maybe_dtoh_and_synchronize) synchronises the host once per MoE layer forward,
 //   before its expert all-to-all, when routing is dropless; the backward reuses the split sizes it holds.
-// CUDA graphs (Megatron-Core --cuda-graph-impl; TransformerConfig.cuda_graph_scope): per-layer graphs replay a
-// dense layer, and a MoE layer's attention, router and dispatch preprocessing, as one call each; the whole
+// CUDA graphs (Megatron-Core --cuda-graph-impl; TransformerConfig.cuda_graph_scope): per-layer graphs replay
+// a dense layer, and a MoE layer's attention, router and dispatch preprocessing, as one call each; the whole
 // iteration's graph leaves nothing per layer and needs a dispatcher that never synchronises.
 
 #include <algorithm>
@@ -100,9 +100,9 @@ inline HostTerms host_terms(const StepInputs& in) {
              kMoeLayer.kernels_backward - kMoeLayerCaptured.kernels_backward};
       attention_f = attention_b = 0.0;
     }
-    t.moe = host_layer(moe, weight_loop,
-                       attention_f + experts * (kExpertGemmsForward + kExpertQuantForward * q),
-                       attention_b + experts * (kExpertGemmsBackward + kExpertQuantBackward * q), node);
+    t.moe =
+        host_layer(moe, weight_loop, attention_f + experts * (kExpertGemmsForward + kExpertQuantForward * q),
+                   attention_b + experts * (kExpertGemmsBackward + kExpertQuantBackward * q), node);
     t.moe.syncs = 1.0;
   }
   return t;
