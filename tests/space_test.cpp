@@ -93,7 +93,7 @@ TEST_CASE("toy model on 8 GPUs with every inner knob free") {
   const CandidateSpace space(s, toy_model(), 8, 8, batch(8));
   // ZeRO (4 stages) and overlap (2) multiply only where dp·cp > 1, i.e. all splits above but (2,4,1) and
   // (4,2,1), which keep 8 + 20 = 28; the other 32 candidates become 32 x 8 = 256. Recompute x3:
-  // (256 + 28) x 3 = 852. (ZeRO-2 with pp > 1 is enumerated; check() refuses it: kZeroUnsupported.)
+  // (256 + 28) x 3 = 852. (ZeRO-2 with pp > 1 is enumerated; the planner refuses it unless asked for.)
   CHECK(space.count() == 852);
 }
 

@@ -73,7 +73,10 @@ struct Partial {
 class Search {
  public:
   Search(const PlanRequest& request, const std::vector<Target>& targets, size_t counts)
-      : request_(request), targets_(targets), counts_(counts) {
+      : request_(request),
+        targets_(targets),
+        counts_(counts),
+        zero2_asked_(request.space.zero.size() == 1 && request.space.zero.front() == 2) {
     for (size_t t = 0; t < targets_.size(); ++t) {
       for (size_t s = 0; s < targets_[t].space->splits().size(); ++s) {
         items_.emplace_back(static_cast<int>(t), static_cast<int>(s));
@@ -127,6 +130,12 @@ class Search {
       ++p.evaluated;
       if (const std::uint32_t flags = estimator.check(s); flags != kValid) {
         count_invalid(flags, s);
+        return;
+      }
+      // ZeRO-2 with pipelines runs under FSDP (data.hpp) but neither Megatron-LM (no ZeRO-2) nor DeepSpeed
+      // (PipelineEngine asserts stage < 2, deepspeed/runtime/pipe/engine.py): proposed only when asked for.
+      if (s.zero == 2 && s.pp > 1 && !zero2_asked_) {
+        ++p.rejected[static_cast<size_t>(std::countr_zero(static_cast<unsigned>(kZeroUnsupported)))];
         return;
       }
       // Full recompute of only as many layers per chunk as memory needs (Megatron-LM's block method), unless
@@ -210,6 +219,7 @@ class Search {
   const PlanRequest& request_;
   const std::vector<Target>& targets_;
   size_t counts_ = 0;
+  bool zero2_asked_ = false;                // the space offers ZeRO-2 only: --zero 2 pinned
   std::vector<std::pair<int, int>> items_;  // (target, split)
   std::atomic<size_t> next_{0};
   std::atomic<size_t> done_{0};

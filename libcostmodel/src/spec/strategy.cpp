@@ -277,14 +277,6 @@ void walk_rules(const Strategy& st, const ModelSpec& model, const ClusterSpec& c
     });
   }
   walk_division_rules(st, model, false, fail);
-  if (st.zero == 2 && st.pp > 1) {
-    // DeepSpeed's PipelineEngine asserts zero_optimization_stage() < 2 (deepspeed/runtime/pipe/engine.py):
-    // ZeRO-2 reduces gradients every micro-batch, which the pipeline's accumulation cannot interleave.
-    fail(kZeroUnsupported, [] {
-      return std::string(
-          "ZeRO-2 is incompatible with pipeline parallelism (DeepSpeed refuses it; use zero 1 or 3)");
-    });
-  }
   if (!cluster.gpu.supports(st.dtype)) {
     fail(kDtypeUnsupported, [&] {
       return std::string(cluster.gpu.name) + " has no " + std::string(to_string(st.dtype)) + " tensor cores";

@@ -11,8 +11,11 @@
 //   first forward (--overlap-param-gather).
 // - ZeRO-2 (DeepSpeed stage 2): gradients reduce-scattered every micro-batch's backward
 //   (deepspeed/runtime/zero/stage_1_and_2.py, reduce_ready_partitions_and_remove_grads reduces when
-//   partition_gradients), the weights all-gathered once per step. DeepSpeed refuses it with pipeline
-//   parallelism, and so does check() (kZeroUnsupported).
+//   partition_gradients), the weights all-gathered once per step. With pipeline parallelism as FSDP runs it
+//   (ShardingStrategy.SHARD_GRAD_OP, reshard_after_forward=False: parameters gathered once and kept through
+//   the backward, gradients reduce-scattered every micro-batch), which Meta's Llama 3 405B ran with 16
+//   pipeline stages (Llama 3 paper, arXiv:2407.21783 §3.3.2); DeepSpeed's PipelineEngine refuses it and
+//   Megatron-LM has none, so the planner proposes it only when ZeRO-2 is asked for.
 // - ZeRO-3 / FSDP FULL_SHARD: every layer's weights all-gathered before its forward and again before its
 //   backward, every micro-batch, prefetched behind the layer before (deepspeed/runtime/zero/
 //   partitioned_param_coordinator.py, fetch_sub_module; torch FSDP ShardingStrategy.FULL_SHARD), and its

@@ -139,8 +139,11 @@ enum InvalidReason : std::uint32_t {
   kSeqIndivisible = 1u << 4,      ///< seq_len % cp
   kExpertsIndivisible = 1u << 5,  ///< ep vs experts and dp, or ep on a dense model
   kDtypeUnsupported = 1u << 6,
-  kBadDegree = 1u << 7,        ///< a degree < 1, zero stage outside 0..3
-  kZeroUnsupported = 1u << 8,  ///< ZeRO-2 with pipeline parallelism (DeepSpeed refuses it)
+  kBadDegree = 1u << 7,  ///< a degree < 1, zero stage outside 0..3
+  /// ZeRO-2 with pipeline parallelism, which the planner proposes only when ZeRO-2 is asked for (Megatron-LM
+  /// has no ZeRO-2 and DeepSpeed's PipelineEngine refuses it; FSDP runs it: planner.cpp). check() never sets
+  /// it.
+  kZeroUnsupported = 1u << 8,
 };
 /// InvalidReason bits (kValid excluded).
 inline constexpr int kInvalidReasonBits = 9;
@@ -173,7 +176,7 @@ struct UnevenLayout {
 
 /// Every reason `strategy` cannot run `model` on `cluster` (empty when it can): product of the degrees vs
 /// GPUs, heads divisible by tp, the layers' split over the stages and vpp, global batch by dp*micro_batch,
-/// ep dividing the experts and etp·ep dividing tp·cp·dp, ZeRO-2 with pp > 1, ...
+/// ep dividing the experts and etp·ep dividing tp·cp·dp, ...
 [[nodiscard]] std::vector<std::string> validate(const Strategy& strategy, const ModelSpec& model,
                                                 const ClusterSpec& cluster);
 
