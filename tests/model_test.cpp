@@ -128,6 +128,17 @@ TEST_CASE("activation memory per layer reproduces Korthikanti et al. 2022 Table 
         doctest::Approx(4 * activation_bytes_per_layer(m, 2048, 1, 8, true, Recompute::kNone)));
 }
 
+TEST_CASE("MoE activations: k experts' intermediates and the k dispatched copies of each token") {
+  // Mixtral 8x7B (every layer MoE, top-2 of 8, f_e 14336, h 4096, 32 heads, 8 K/V heads of 128, no dropout),
+  // s = 4096, b = 1, t = 1, no recompute, flash attention's scores not kept (counted apart): per token
+  // replicated 8h; Q 4h and K, V 4 kv (kv = 1024); the experts' gated intermediates 6 x 2 f_e; and the
+  // dispatched copies, fc1 input and unpermute input, 2 x 2 bytes x k h.
+  const ModelSpec& m = catalog().model("mixtral-8x7b");
+  const double s = 4096, h = 4096, kv = 1024, fe = 14336, k = 2;
+  const double expected = s * (8 * h + 4 * h + 4 * kv + 6 * fe * k + 4 * h * k) + 2.0 * 32 * s * s;
+  CHECK(activation_bytes_per_layer(m, 4096, 1, 1, false, Recompute::kNone) == doctest::Approx(expected));
+}
+
 TEST_CASE("full recompute never keeps more activations than selective, selective never more than none") {
   for (const auto& m : catalog().models) {
     for (int t : {1, 2, 8}) {

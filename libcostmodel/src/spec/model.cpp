@@ -180,6 +180,11 @@ double activation_bytes_per_layer(const ModelSpec& m, std::int64_t seq_len, std:
   if (m.is_moe() && m.moe_layers() == m.layers) {
     split += per_width * s * b * static_cast<double>(m.moe->expert_ffn_hidden) *
              (m.moe->top_k + m.moe->shared_experts);
+    // The k copies of each token the dispatcher sends to its experts, kept twice for the backward: the
+    // permuted tokens as the experts' fc1 input (2 bytes; FP8: 1) and the experts' output that unpermute
+    // weighs by the routing probabilities (2 bytes): Megatron-Core moe_utils.permute / unpermute and
+    // experts.py GroupedMLP (the autograd of fc1 and of the probability-weighted sum).
+    split += (fp8_inputs ? 3.0 : 4.0) * sbh * m.moe->top_k;
   } else {
     split += per_width * s * b * static_cast<double>(m.ffn_hidden);
   }
