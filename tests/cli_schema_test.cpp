@@ -62,7 +62,7 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 const std::string kConfiguration =
     "{tp,pp,dp,cp,ep,etp,vpp,first_stage_layers,last_stage_layers,micro_batch,global_batch,recompute,"
     "recompute_layers,zero,dtype,"
-    "grad_reduce_dtype,fp8_params,sequence_parallel,overlap,compression,"
+    "grad_reduce_dtype,optimizer_dtype,fp8_params,sequence_parallel,overlap,compression,"
     "topology,oversubscription,step_time_s,tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,mfu_"
     "bf16_peak,hfu,"
     "memory_per_gpu_bytes,fits_memory,breakdown,collectives,memory,training_days,cost_usd,energy_kwh,"

@@ -585,3 +585,26 @@ TEST_CASE("interleaved stages overlap the pipeline send/recv with compute, at th
   CHECK(overlapped_est.evaluate(s).breakdown.pp_comm.value ==
         doctest::Approx(blocking_est.evaluate(s).breakdown.pp_comm.value));
 }
+
+TEST_CASE("bf16 optimizer states: half the bytes; NVIDIA's Nemotron-4 340B recipe fits on 128 H100 only so") {
+  // NVIDIA/dgxc-benchmarking nemotron/nemotron4-340b-synth.yaml (@35a9aecc): TP 8, PP 8, DP 2, VP 12, MBS 1,
+  // GBS 32, selective recompute, distributed_fused_adam with dtype bf16. Mixed-precision Adam keeps 12 bytes
+  // per parameter (fp32 master weights, momentum, variance); in bf16, 6.
+  ModelSpec nemotron = catalog().model("nemotron-4-340b");
+  nemotron.seq_len = 4096;
+  const Estimator est(nemotron, cluster("h100-sxm", 128, "ib-ndr-400g"));
+  Strategy s = split(8, 8, 2, 32, Recompute::kSelective);
+  s.vpp = 12;
+  s.zero = 1;
+  s.bf16_gradients = true;
+  const StepEstimate fp32 = est.evaluate(s);
+  s.bf16_optimizer = true;
+  const StepEstimate bf16 = est.evaluate(s);
+  REQUIRE(fp32.valid());
+  REQUIRE(bf16.valid());
+  CHECK(bf16.memory.optimizer.value == doctest::Approx(fp32.memory.optimizer.value / 2));
+  CHECK_FALSE(fp32.fits_memory);
+  CHECK(bf16.fits_memory);
+  // The optimizer step reads and writes 2 x 6 + 8 = 20 bytes per parameter instead of 32.
+  CHECK(bf16.breakdown.optimizer.value < fp32.breakdown.optimizer.value);
+}

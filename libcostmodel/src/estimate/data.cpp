@@ -13,9 +13,12 @@
 namespace costmodel {
 namespace {
 
-// HBM traffic of one Adam step per parameter: read fp32 weight, m, v and gradient (16 B), write weight, m, v
-// (12 B) and the half-precision copy (2 B); rounded to 32 B with the gradient-norm pass (apex FusedAdam).
-constexpr double kOptimizerTrafficBytes = 32.0;
+// HBM traffic of one Adam step per parameter: read the states (master weight, m, v) and the fp32 gradient,
+// write the states and the half-precision copy; with the gradient-norm pass 2 x states + 8 B: 32 B with fp32
+// states (apex FusedAdam), 20 B with bf16 ones.
+constexpr double optimizer_traffic_bytes(double state_bytes) {
+  return 2.0 * state_bytes + 8.0;
+}
 
 // Casting a weight to FP8 with its transpose once a step: read 2 B, write 1 + 1 B (Transformer Engine caches
 // the FP8 weights over a step's micro-batches: is_first_microbatch). With FP8 weights (fp8_weights()) the
@@ -196,8 +199,9 @@ DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept {
 Seconds optimizer_time(const StepInputs& in, const MemoryBreakdown& memory) noexcept {
   const GpuSpec& gpu = in.gpu;
   const Strategy& st = in.strategy;
-  const double local_params = memory.optimizer.value / kOptimizerStateBytes;  // what this GPU updates
-  double optimizer = memory_bound_time(gpu, Bytes(local_params * kOptimizerTrafficBytes)).value;
+  const double state = optimizer_state_bytes(st);
+  const double local_params = memory.optimizer.value / state;  // what this GPU updates
+  double optimizer = memory_bound_time(gpu, Bytes(local_params * optimizer_traffic_bytes(state))).value;
   const double stage_params = memory.dense_parameters + memory.expert_parameters;
   if (st.compression.kind != CompressionKind::kNone) {
     // Read the gradient, write its compressed copy; int8 and top-k also read and write the fp32 residual of

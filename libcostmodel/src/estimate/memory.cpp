@@ -67,7 +67,7 @@ ModelStates shard_model_states(const StageParameters& p, const Strategy& st, dou
   m.weights = sharded(held, 3);
   if (st.zero >= 3) m.weights += held * gathered;  // gathered_working_set()
   m.gradients = sharded(gradient_bytes(st), 2);
-  m.optimizer = sharded(kOptimizerStateBytes, 1);
+  m.optimizer = sharded(optimizer_state_bytes(st), 1);
   // The residual of error feedback is each rank's own (unreduced) gradient error, as large as its local
   // gradients before any sharding (Karimireddy et al. 2019, Algorithm 2).
   if (has_error_feedback(st.compression)) m.error_feedback = (p.dense + p.experts) * 4.0;

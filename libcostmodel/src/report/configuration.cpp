@@ -175,6 +175,7 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("grad_reduce_dtype", std::string(st.bf16_gradients          ? "bf16"
                                             : st.dtype == Dtype::kFp16 ? "fp16"
                                                                        : "fp32"))
+      .set("optimizer_dtype", std::string(st.bf16_optimizer ? "bf16" : "fp32"))
       .set("fp8_params", fp8_weights(st))
       .set("sequence_parallel", st.sequence_parallel)
       .set("overlap", st.overlap)

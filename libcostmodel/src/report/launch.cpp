@@ -95,6 +95,12 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
   }
   if (st.dtype == Dtype::kFp8) arg("--fp8-format", "hybrid");
   if (fp8_weights(st)) arg("--fp8-param-gather");
+  if (st.bf16_optimizer) {  // Megatron-Core's precision-aware optimizer (megatron/training/arguments.py)
+    arg("--use-precision-aware-optimizer");
+    arg("--main-params-dtype", "bf16");
+    arg("--exp-avg-dtype", "bf16");
+    arg("--exp-avg-sq-dtype", "bf16");
+  }
 
   std::ostringstream out;
   out << headline(e, model, cluster) << '\n';
@@ -157,6 +163,9 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
   out << "trainer.strategy.ddp.use_distributed_optimizer=" << (st.zero >= 1 ? "true" : "false") << '\n'
       << "trainer.strategy.ddp.overlap_grad_reduce=" << (st.overlap ? "true" : "false") << '\n';
   out << "trainer.plugins.precision=" << (st.dtype == Dtype::kFp16 ? "16-mixed" : "bf16-mixed") << '\n';
+  if (st.bf16_optimizer)
+    out << "optim.config.use_precision_aware_optimizer=true\noptim.config.main_params_dtype=bf16\n"
+           "optim.config.exp_avg_dtype=bf16\noptim.config.exp_avg_sq_dtype=bf16\n";
   if (st.dtype == Dtype::kFp8) {
     out << "trainer.plugins.fp8=hybrid\ntrainer.plugins.fp8_param_gather="
         << (fp8_weights(st) ? "true" : "false") << '\n';

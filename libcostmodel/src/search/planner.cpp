@@ -450,6 +450,7 @@ PlanRequest plan_request(const ModelSpec& model, const ClusterSpec& cluster, con
   request.training.global_batch = global_batch_of(training, request.model, cluster.gpus);
   request.training.dtype = training.dtype;
   request.training.bf16_gradients = training.bf16_gradients;
+  request.training.bf16_optimizer = training.bf16_optimizer;
   request.training.fp8_params = training.fp8_params;
   request.training.compression = training.compression;
   request.space = pinned(SearchSpace{}, training.pins);

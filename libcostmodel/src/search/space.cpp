@@ -214,6 +214,7 @@ Strategy CandidateSpace::representative(const ParallelSplit& split) const {
   s.global_batch = training_.global_batch;
   s.dtype = training_.dtype;
   s.bf16_gradients = training_.bf16_gradients;
+  s.bf16_optimizer = training_.bf16_optimizer;
   s.fp8_params = training_.fp8_params;
   s.compression = training_.compression;
   if (recompute_count_ > 0) s.recompute = recompute_[0];

@@ -142,6 +142,15 @@ const std::vector<TrainingField>& training_fields() {
            fail_choice("expected fp32 or bf16, got " + quoted(text), text, {"fp32", "bf16"});
          spec.bf16_gradients = text == "bf16";
        }},
+      {"optimizer_dtype", "optimizer-dtype",
+       "Adam's master weights and states: fp32|bf16 [fp32; bf16: NeMo's distributed_fused_adam dtype bf16, "
+       "Megatron-Core's precision-aware optimizer]",
+       false,
+       [](TrainingSpec& spec, std::string_view text) {
+         if (text != "fp32" && text != "bf16")
+           fail_choice("expected fp32 or bf16, got " + quoted(text), text, {"fp32", "bf16"});
+         spec.bf16_optimizer = text == "bf16";
+       }},
       {"fp8_params", "fp8-params",
        "under --dtype fp8, keep the weights in FP8 only and all-gather them in FP8 (Megatron-LM "
        "--fp8-param-gather, NeMo/Megatron-Bridge fp8_param_gather); off: bf16 weights plus their FP8 copies: "
@@ -354,6 +363,7 @@ Strategy pinned_strategy(const TrainingSpec& spec, const ModelSpec& model, int g
   st.zero = p.zero.value_or(0);
   st.dtype = spec.dtype;
   st.bf16_gradients = spec.bf16_gradients;
+  st.bf16_optimizer = spec.bf16_optimizer;
   st.fp8_params = spec.fp8_params;
   st.overlap = p.overlap.value_or(true);
   st.sequence_parallel = p.sequence_parallel.value_or(true);

@@ -52,6 +52,12 @@ inline constexpr double kOptimizerStateBytes = 12.0;
   return dtype == Dtype::kFp16 ? 2.0 : 4.0;
 }
 
+/// Optimizer-state bytes per parameter of `strategy`: kOptimizerStateBytes, or 6 with
+/// Strategy::bf16_optimizer (bf16 master weights, momentum and variance).
+[[nodiscard]] constexpr double optimizer_state_bytes(const Strategy& strategy) {
+  return strategy.bf16_optimizer ? kOptimizerStateBytes / 2.0 : kOptimizerStateBytes;
+}
+
 /// Gradient bytes per parameter of `strategy`: gradient_bytes(dtype), 2 with Strategy::bf16_gradients.
 [[nodiscard]] constexpr double gradient_bytes(const Strategy& strategy) {
   return strategy.bf16_gradients ? 2.0 : gradient_bytes(strategy.dtype);

@@ -38,6 +38,7 @@ struct TrainingSettings {
   int global_batch = 1024;  ///< sequences per step
   Dtype dtype = Dtype::kBf16;
   bool bf16_gradients = false;  ///< Strategy::bf16_gradients
+  bool bf16_optimizer = false;  ///< Strategy::bf16_optimizer
   bool fp8_params = true;       ///< Strategy::fp8_params
   Compression compression;
 };
@@ -162,6 +163,7 @@ void CandidateSpace::for_each_candidate(const ParallelSplit& split, Visit&& visi
   s.global_batch = training_.global_batch;
   s.dtype = training_.dtype;
   s.bf16_gradients = training_.bf16_gradients;
+  s.bf16_optimizer = training_.bf16_optimizer;
   s.fp8_params = training_.fp8_params;
   s.compression = training_.compression;
   const int per_replica = training_.global_batch / split.dp;

@@ -71,6 +71,11 @@ struct Strategy {
   /// set grad_reduce_in_fp32 = False) instead of fp32, Megatron-LM's default with bf16 and fp8. fp16
   /// training keeps fp16 gradients either way.
   bool bf16_gradients = false;
+  /// Adam's master weights, momentum and variance kept in bf16 (6 bytes per parameter) instead of fp32 (12):
+  /// NeMo's distributed_fused_adam with dtype bf16 (Apex DistributedFusedAdam: the optimizer state and its
+  /// parameter copy in `dtype`), Megatron-Core --use-precision-aware-optimizer with --main-params-dtype,
+  /// --exp-avg-dtype and --exp-avg-sq-dtype bf16.
+  bool bf16_optimizer = false;
   /// With dtype fp8, the weights the GPU computes with are kept in FP8 only (with the transpose the
   /// backward needs) and the distributed optimizer all-gathers them in FP8 (Megatron-LM --fp8-param-gather,
   /// Transformer Engine fp8_model_init). NVIDIA's FP8 recipes set it (NeMo 2 recipes/precision/

@@ -25,6 +25,7 @@ struct TrainingSpec {
   std::optional<int> global_batch;      ///< sequences per step; default default_global_batch()
   Dtype dtype = Dtype::kBf16;           ///< GEMM precision: bf16, fp16 or fp8
   bool bf16_gradients = false;   ///< gradients reduced (and kept) in bf16, not fp32: Strategy::bf16_gradients
+  bool bf16_optimizer = false;   ///< Adam's states (and master weights) in bf16: Strategy::bf16_optimizer
   bool fp8_params = true;        ///< FP8 primary weights under dtype fp8: Strategy::fp8_params
   std::optional<double> tokens;  ///< training tokens (a count), for days and cost
   Compression compression;       ///< of the data-parallel gradient exchange
