@@ -173,7 +173,7 @@ TEST_CASE("catalog: every catalog's fields") {
       "scale_up_in_network_efficiency,efficiency_fitted,source";
   const std::string links =
       "name,line_rate_Bps,efficiency,effective_bandwidth_Bps,latency_s,transport,nccl_protocols,nccl_"
-      "algorithms,"
+      "algorithms,nccl_devices,"
       "gpudirect,"
       "multipath,ecmp_flows,media,"
       "transceiver_power_w,transceiver_price_usd,nic_power_w,nic_price_usd,price_estimate,source";

@@ -874,3 +874,39 @@ TEST_CASE("remembered costs are the table's own: interleaved communicators, size
 }
 
 }  // namespace costmodel
+
+namespace costmodel {
+namespace {
+
+// An AWS p5 node as NCCL sees it through aws-ofi-nccl: 8 H100, 32 x 100 Gb/s EFA at 0.9 (11.25 GB/s each),
+// 20 us per network step, the 4 NICs next to a GPU bonded into one NCCL device (`per_gpu`) or not.
+ClusterSpec p5(int gpus, NcclDevices devices) {
+  LinkSpec efa = test::hdr();
+  efa.name = "efa-100g";
+  efa.line_rate = BytesPerSecond(12.5e9);
+  efa.efficiency = 0.9;
+  efa.latency = Seconds(20e-6);
+  efa.multipath = Multipath::kSpray;
+  efa.nccl_devices = devices;
+  return test::cluster(test::h100(), gpus, 8, efa, 32, test::tomahawk5());
+}
+
+}  // namespace
+
+TEST_CASE("p5: NCCL's ring runs 8 channels of a GPU's 4 bonded EFA NICs, not 32 of one NIC each") {
+  // NCCL sees 8 devices of 4 x 11.25 = 45 GB/s (under the 48 GB/s PCIe Gen5 path): 8 ring channels of
+  // 45 GB/s, 16 launched. Ring/LL128's bus bandwidth is then capped at 8 x perChMaxRingLL128Bw 36.7 = 293.6
+  // GB/s (NCCL src/graph/tuning.cc), below 0.92 x 8 x 45 = 331; with 32 channels of one NIC the cap is 331.
+  const int ranks = 64;
+  const CommCost bonded = collective_cost(Collective::kAllReduce, Algorithm::kRing, kLarge, ranks, 1,
+                                          p5(ranks, NcclDevices::kPerGpu), Protocol::kLL128);
+  const CommCost single = collective_cost(Collective::kAllReduce, Algorithm::kRing, kLarge, ranks, 1,
+                                          p5(ranks, NcclDevices::kPerNic), Protocol::kLL128);
+  const double bonded_busbw = busbw(Collective::kAllReduce, kLarge, ranks, bonded.time).value / kGB;
+  const double single_busbw = busbw(Collective::kAllReduce, kLarge, ranks, single.time).value / kGB;
+  CHECK(bonded_busbw < 293.6);
+  CHECK(bonded_busbw > 280.0);
+  CHECK(single_busbw > 300.0);
+}
+
+}  // namespace costmodel

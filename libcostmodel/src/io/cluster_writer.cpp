@@ -66,6 +66,8 @@ std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& c
   write_set("nccl_protocols", names_in(c.link.nccl_protocols, kNcclProtocolNames), kNcclProtocolNames.size());
   write_set("nccl_algorithms", names_in(c.link.nccl_algorithms, kNcclAlgorithmNames),
             kNcclAlgorithmNames.size());
+  if (c.link.nccl_devices != NcclDevices::kPerNic)
+    out << "    nccl_devices: " << to_string(c.link.nccl_devices) << '\n';
   out << "    transport: " << to_string(c.link.transport) << '\n'
       << "    multipath: " << to_string(c.link.multipath) << '\n'
       << "    ecmp_flows: " << c.link.ecmp_flows << '\n'

@@ -327,6 +327,8 @@ LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry) {
     // Broadcast and Reduce run on rings only (src/device/broadcast.h, reduce.h): NCCL_ALGO keeps Ring.
     throw map.error_at("nccl_algorithms", "must include ring: NCCL runs broadcast and reduce on rings only");
   }
+  l.nccl_devices = *parse_nccl_devices(map.optional_choice("nccl_devices", {"per_nic", "per_gpu"})
+                                           .value_or(std::string(to_string(l.nccl_devices))));
   const std::string transport =
       all_required
           ? map.choice("transport", {"rdma", "tcp"})

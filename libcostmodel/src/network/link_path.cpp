@@ -317,7 +317,9 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
   };
   const BytesPerSecond rank_bandwidth = host_capped(topo.nic_bandwidth * nic_share);
   const BytesPerSecond rank_line = host_capped(topo.nic_line_rate * nic_share);
-  path.nic_path_bandwidth = host_capped(topo.nic_bandwidth);
+  // NCCL's network device: one NIC, or the GPU's own NICs bonded (LinkSpec::nccl_devices).
+  const double device_nics = topo.link_nccl_devices == NcclDevices::kPerGpu ? own_nics : 1.0;
+  path.nic_path_bandwidth = host_capped(topo.nic_bandwidth * device_nics);
 
   if (const auto* torus = std::get_if<Torus>(&topo.fabric)) {
     // Ranks fill dimension 0 first; rings and buckets talk to neighbours only (Chan et al. 2007 §3).

@@ -75,6 +75,17 @@ std::optional<Multipath> parse_multipath(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view to_string(NcclDevices devices) {
+  return devices == NcclDevices::kPerGpu ? "per_gpu" : "per_nic";
+}
+
+std::optional<NcclDevices> parse_nccl_devices(std::string_view name) {
+  for (const NcclDevices d : {NcclDevices::kPerNic, NcclDevices::kPerGpu}) {
+    if (to_string(d) == name) return d;
+  }
+  return std::nullopt;
+}
+
 std::string_view to_string(InNetworkReduction reduction) {
   switch (reduction) {
     case InNetworkReduction::kNone:

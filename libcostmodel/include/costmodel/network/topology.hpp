@@ -134,6 +134,7 @@ struct Topology {
   ProtocolCalibration link_protocols;  ///< measured per-protocol constants (LinkSpec::protocols)
   NcclProtocolMask link_nccl_protocols = kAllNcclProtocols;     ///< LinkSpec::nccl_protocols
   NcclAlgorithmMask link_nccl_algorithms = kAllNcclAlgorithms;  ///< LinkSpec::nccl_algorithms
+  NcclDevices link_nccl_devices = NcclDevices::kPerNic;         ///< LinkSpec::nccl_devices
   /// Flows per NIC port and peer that hash onto a leaf's uplinks independently (LinkSpec::ecmp_flows under
   /// ECMP); 0: flows do not collide (balanced routing or packet spraying).
   int ecmp_flows = 0;
@@ -229,8 +230,9 @@ struct LinkPath {
   /// Rail-only: traffic between different rails of different nodes relays through the scale-up domain
   /// first, which all-to-all pays for (Wang et al. 2023 §4).
   bool cross_rail_via_scale_up = false;
-  /// One GPU-to-NIC path, per direction: min(NIC, the GPU's host link), the per-channel speed NCCL's graph
-  /// search starts from (src/graph/search.cc ncclTopoCompute, maxBw); 0 when the path stays in one domain.
+  /// One GPU-to-NIC path, per direction: min(NCCL's network device, the GPU's host link), the per-channel
+  /// speed NCCL's graph search starts from (src/graph/search.cc ncclTopoCompute, maxBw); the device is a NIC,
+  /// or the GPU's NICs together (LinkSpec::nccl_devices); 0 when the path stays in one domain.
   BytesPerSecond nic_path_bandwidth;
   GpuArchitecture architecture = GpuArchitecture::kHopper;  ///< selects NCCL's per-generation constants
   bool torus_library = false;  ///< Topology::torus_library: Auto may choose torus-bucket on a torus

@@ -216,6 +216,15 @@ enum class Multipath { kBalanced, kEcmp, kSpray };
 [[nodiscard]] std::string_view to_string(Multipath multipath);
 [[nodiscard]] std::optional<Multipath> parse_multipath(std::string_view name);
 
+/// The network devices NCCL sees on a node. kPerNic: one per NIC (NCCL's own InfiniBand and RoCE transport).
+/// kPerGpu: one per GPU made of the NICs next to it, at their summed speed (aws-ofi-nccl's RDMA protocol
+/// groups a GPU's EFA rails into one device, src/nccl_ofi_rdma.cpp get_properties: port_speed x
+/// max_group_size), so NCCL's graph search sets one channel's speed to the group's path.
+enum class NcclDevices { kPerNic, kPerGpu };
+/// "per_nic", "per_gpu".
+[[nodiscard]] std::string_view to_string(NcclDevices devices);
+[[nodiscard]] std::optional<NcclDevices> parse_nccl_devices(std::string_view name);
+
 /// A scale-out link (NIC + cable/optics) of the catalog.
 struct LinkSpec {
   std::string name;               ///< catalog name, e.g. "ib-ndr-400g"
@@ -229,6 +238,8 @@ struct LinkSpec {
   /// The NCCL algorithms a communicator over this network may choose (`nccl_algorithms:`): NCCL_ALGO as the
   /// vendor's NCCL environment or the net plugin sets it.
   NcclAlgorithmMask nccl_algorithms = kAllNcclAlgorithms;
+  /// The devices NCCL's graph search sees (`nccl_devices:`): one per NIC, or a GPU's NICs as one.
+  NcclDevices nccl_devices = NcclDevices::kPerNic;
   Transport transport = Transport::kRdma;
   bool gpudirect =
       true;  ///< NIC reads and writes GPU memory directly (GPUDirect RDMA); false: staged in host memory
