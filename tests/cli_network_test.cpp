@@ -190,7 +190,7 @@ TEST_CASE("collective: table and csv formats") {
       run_cli(with({"collective", "--op", "allreduce", "--max-bytes", "64B", "--format", "csv"}, kDgxH100));
   REQUIRE(csv.exit_code == 0);
   CHECK(csv.out.rfind("size,count,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,latency_us,bandwidth_us,"
-                      "schema_version\n",
+                      "chosen_by,schema_version\n",
                       0) == 0);
   CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 5);  // header + 8, 16, 32, 64 B
 }
@@ -218,6 +218,45 @@ TEST_CASE("collective --first: a communicator that straddles two nodes leaves th
   CHECK(contains(r.err, "--ranks"));
   CHECK(contains(r.err, "from GPU 12"));
   check_one_line_error(run_cli(with({"collective"}, with(base, {"--first", "-1"}))), 2);
+}
+
+TEST_CASE("collective on p5 (h100-sxm, 32 x efa-100g): aws-ofi-nccl's region tuner picks, and says so") {
+  // data/nccl-tuners.yaml aws-ofi-nccl-p5, 8 ranks per node: at 64 ranks tree/LL128 up to 112 MiB, ring/LL128
+  // from there to 2 GiB (tests/nccl_tuner_test.cpp derives both from the regions' corners).
+  const std::vector<std::string> p5 = {
+      "--op",     "allreduce",       "--gpu", "h100-sxm",    "--gpus-per-node", "8",           "--link",
+      "efa-100g", "--nics-per-node", "32",    "--min-bytes", "64MiB",           "--max-bytes", "256MiB"};
+  std::vector<std::string> args = p5;
+  args.insert(args.end(), {"--gpus", "64"});
+  const Json json = collective_json(args);
+  CHECK(text(member(json, "nccl_tuner")) == "aws-ofi-nccl-p5");
+  const auto& rows = member(json, "rows").as_array();
+  REQUIRE(rows.size() == 3);
+  CHECK(text(member(rows[0], "algorithm")) == "tree");
+  CHECK(text(member(rows[0], "protocol")) == "ll128");
+  for (const Json& row : rows) CHECK(text(member(row, "chosen_by")) == "aws-ofi-nccl");
+  CHECK(text(member(rows[1], "algorithm")) == "ring");
+  CHECK(text(member(rows[2], "protocol")) == "ll128");
+  args.insert(args.begin(), "collective");
+  const CliResult table = run_cli(args);
+  REQUIRE(table.exit_code == 0);
+  CHECK(contains(table.out,
+                 "algorithm and protocol at 64 MiB to 256 MiB: aws-ofi-nccl's tuner (p5/p5e regions"));
+  // Two nodes: the plug-in leaves them to NCCL.
+  std::vector<std::string> two = p5;
+  two.insert(two.end(), {"--gpus", "16"});
+  const Json two_nodes = collective_json(two);
+  for (const Json& row : member(two_nodes, "rows").as_array())
+    CHECK(text(member(row, "chosen_by")) == "NCCL");
+  two.insert(two.begin(), "collective");
+  CHECK(contains(run_cli(two).out, "leaves communicators on fewer than 3 nodes to NCCL"));
+  // estimate names the tuner beside the data-parallel all-reduce it picked (8 ranks, one per node).
+  const CliResult estimate = run_cli(
+      {"estimate", "--model", "llama3-8b", "--gpu",           "h100-sxm", "--gpus", "64", "--gpus-per-node",
+       "8",        "--link",  "efa-100g",  "--nics-per-node", "32",       "--tp",   "8",  "--pp",
+       "1",        "--dp",    "8",         "--global-batch",  "256"});
+  REQUIRE(estimate.exit_code == 0);
+  CHECK(contains(estimate.out, "dp allreduce ring/simple (aws-ofi-nccl tuner)"));
 }
 
 TEST_CASE("collective: bad input exits 2 with a clear message") {

@@ -76,7 +76,7 @@ const std::string kBreakdown =
     "host_s,hidden_comm_s}"
     "\n";
 const std::string kCollectives = "{tp,cp,ep,pp,dp,expert_dp,embedding}\n";
-const std::string kCollective = "{collective,library,algorithm,protocol}\n";
+const std::string kCollective = "{collective,library,algorithm,protocol,tuner}\n";
 const std::string kMemory =
     "{weights_bytes,gradients_bytes,optimizer_bytes,activations_bytes,logits_bytes,error_feedback_bytes,"
     "reserve_bytes,capacity_bytes,overflow}\n";
@@ -136,11 +136,12 @@ TEST_CASE("collective: nccl-tests' columns") {
                                          "16",         "--max-bytes", "1MiB"};
   CHECK(json_shape(with(args, {"--format", "json"})) ==
         "{op,algo,proto,ranks,stride,first_gpu,nodes,topology,scale_up,library,ring_tree_crossover_bytes,"
-        "rows,schema_"
-        "version}\n"
-        "rows[].{size,count,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,latency_us,bandwidth_us}\n");
+        "nccl_tuner,rows,schema_version}\n"
+        "rows[].{size,count,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,latency_us,bandwidth_us,"
+        "chosen_by}\n");
   CHECK(csv_header(with(args, {"--format", "csv"})) ==
-        "size,count,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,latency_us,bandwidth_us,schema_version");
+        "size,count,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,latency_us,bandwidth_us,chosen_by,"
+        "schema_version");
 }
 
 TEST_CASE("topology: inventory of one fabric and of all") {

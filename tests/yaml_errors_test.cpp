@@ -58,6 +58,8 @@ std::string load_error(const Fixture& f, const Catalog& catalog) {
       (void)load_links_file(f.path);
     else if (f.kind == "switches")
       (void)load_switches_file(f.path);
+    else if (f.kind == "nccl-tuners")
+      (void)load_nccl_tuners_file(f.path, catalog);
     else if (f.kind == "scenario")
       (void)load_scenario_file(f.path, catalog);
     else if (f.kind == "runs")

@@ -15,6 +15,7 @@
 #include "costmodel/spec/collective.hpp"
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/model.hpp"
+#include "costmodel/spec/nccl_tuner.hpp"
 #include "costmodel/spec/strategy.hpp"
 #include "costmodel/spec/training.hpp"
 

@@ -34,7 +34,7 @@ struct CollectiveLog {
     for (std::size_t g = 0; g < groups.size(); ++g) {
       if (groups[g] != &path || n <= bytes[g]) continue;
       bytes[g] = n;
-      choices[g] = {c, cost.algorithm, cost.protocol};
+      choices[g] = {c, cost.algorithm, cost.protocol, cost.tuned};
     }
   }
 };

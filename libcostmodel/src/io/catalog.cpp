@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 
 #if defined(__linux__)
 #include <dlfcn.h>
@@ -108,6 +109,11 @@ std::vector<SwitchSpec> load_switches_file(const std::string& path) {
                                [](yaml::Map& m) { return yaml::read_switch(m, nullptr, true); });
 }
 
+std::vector<NcclTuner> load_nccl_tuners_file(const std::string& path, const Catalog& catalog) {
+  return read_list<NcclTuner>(path, "tuners",
+                              [&](yaml::Map& m) { return yaml::read_nccl_tuner(m, catalog); });
+}
+
 std::string default_data_root() {
   if (const char* env = std::getenv("COSTMODEL_DATA_DIR"); env != nullptr && *env != '\0') return env;
   if (const fs::path beside = data_root_beside_executable(); !beside.empty()) return beside.string();
@@ -132,6 +138,18 @@ Catalog load_catalog(const std::string& root) {
   catalog.gpus = load_gpus_file((base / "data" / "gpus.yaml").string(), catalog.scale_ups);
   catalog.links = load_links_file((base / "data" / "links.yaml").string());
   catalog.switches = load_switches_file((base / "data" / "switches.yaml").string());
+  // Tuner plug-ins after GPUs and links, which they name; each link keeps those that list it.
+  const fs::path tuners = base / "data" / "nccl-tuners.yaml";
+  if (fs::is_regular_file(tuners, missing)) {
+    for (NcclTuner& tuner : load_nccl_tuners_file(tuners.string(), catalog))
+      catalog.nccl_tuners.push_back(std::make_shared<const NcclTuner>(std::move(tuner)));
+  }
+  for (LinkSpec& link : catalog.links) {
+    for (const auto& tuner : catalog.nccl_tuners) {
+      if (std::find(tuner->links.begin(), tuner->links.end(), link.name) != tuner->links.end())
+        link.nccl_tuners.push_back(tuner);
+    }
+  }
   std::vector<fs::path> model_files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(base / "models", ec)) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/spec/collective.hpp"
+
 namespace costmodel::yaml {
 namespace {
 
@@ -293,6 +295,90 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base, const std::vector<ScaleUpSpec>* 
   }
   map.finish();
   return g;
+}
+
+namespace {
+
+// A list of catalog names under `key` (possibly empty), each checked by `find` (throws with the closest).
+template <class Find>
+std::vector<std::string> read_names(Map& map, const std::string& key, Find find) {
+  const YAML::Node list = map.required(key);
+  if (!list.IsSequence()) {
+    throw Error(location_of(map.file(), list), map.field(key),
+                "expected a list of names, got " + describe(list));
+  }
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string field = map.field(key) + "[" + std::to_string(i) + "]";
+    std::string name = as_string(map.file(), list[i], field);
+    try {
+      (void)find(name);
+    } catch (const Error& e) {
+      throw e.at(location_of(map.file(), list[i]), field);
+    }
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
+// `vertices: [[bytes, ranks], ...]`: a region's polygon, 2 to 20 corners (the plug-in's
+// TUNER_MAX_NUM_VERTICES), stored as the plug-in stores them (tuner_vertex).
+std::vector<TunerVertex> read_vertices(Map& map) {
+  constexpr std::size_t kMaxVertices = 20;
+  const YAML::Node list = map.required("vertices");
+  const std::string field = map.field("vertices");
+  if (!list.IsSequence() || list.size() < 2 || list.size() > kMaxVertices) {
+    throw Error(location_of(map.file(), list), field,
+                "expected a list of 2 to 20 [bytes, ranks] pairs, got " +
+                    (list.IsSequence() ? "a list of " + std::to_string(list.size()) : describe(list)));
+  }
+  std::vector<TunerVertex> vertices;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = field + "[" + std::to_string(i) + "]";
+    const YAML::Node pair = list[i];
+    if (!pair.IsSequence() || pair.size() != 2) {
+      throw Error(location_of(map.file(), pair), at, "expected [bytes, ranks], got " + describe(pair));
+    }
+    const double bytes = as_number(map.file(), pair[0], at + "[0]", 0.0, 1e15);
+    const double ranks = as_number(map.file(), pair[1], at + "[1]", 0.0, 1e9);
+    vertices.push_back(tuner_vertex(bytes, ranks));
+  }
+  return vertices;
+}
+
+}  // namespace
+
+NcclTuner read_nccl_tuner(Map& map, const Catalog& catalog) {
+  NcclTuner t;
+  t.name = map.string("name");
+  t.plugin = map.string("plugin");
+  t.platform = map.string("platform");
+  t.gpus = read_names(map, "gpus", [&](const std::string& n) { return catalog.gpu(n); });
+  t.links = read_names(map, "links", [&](const std::string& n) { return catalog.link(n); });
+  t.min_nodes = static_cast<int>(map.integer("min_nodes", 1, 1 << 20));
+  t.source = map.string("source");
+  const YAML::Node list = map.required("regions");
+  if (!list.IsSequence()) {
+    throw Error(location_of(map.file(), list), map.field("regions"),
+                "expected a list of regions, got " + describe(list));
+  }
+  const std::vector<std::string> collectives{"allreduce", "reducescatter", "allgather", "broadcast",
+                                             "reduce"};
+  const std::vector<std::string> algorithms{"ring", "tree", "in-network", "nvls-tree", "pat"};
+  const std::vector<std::string> protocols{"ll", "ll128", "simple"};
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    Map entry(map.file(), list[i], map.field("regions") + "[" + std::to_string(i) + "]");
+    TunerRegion region;
+    region.ranks_per_node = static_cast<int>(entry.integer("ranks_per_node", 1, 1 << 16));
+    region.collective = *parse_collective(entry.choice("collective", collectives));
+    region.algorithm = *parse_algorithm(entry.choice("algorithm", algorithms));
+    region.protocol = *parse_protocol(entry.choice("protocol", protocols));
+    region.vertices = read_vertices(entry);
+    entry.finish();
+    t.regions.push_back(std::move(region));
+  }
+  map.finish();
+  return t;
 }
 
 LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry) {

@@ -7,6 +7,7 @@
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/model.hpp"
+#include "costmodel/spec/nccl_tuner.hpp"
 #include "costmodel/spec/training.hpp"
 #include "yaml_reader.hpp"
 
@@ -26,6 +27,10 @@ namespace costmodel::yaml {
 /// A scale-up fabric (data/scale_up.yaml entry when `catalog_entry`), or overrides onto `base`. A domain the
 /// fabric cannot build (a full mesh wider than its links, beyond max_domain) is an error at `domain`.
 [[nodiscard]] ScaleUpSpec read_scale_up(Map& map, const ScaleUpSpec* base, bool catalog_entry);
+
+/// A tuner plug-in's platform (data/nccl-tuners.yaml entry); its `gpus:` and `links:` name entries of
+/// `catalog` (an unknown name is an error with the closest ones).
+[[nodiscard]] NcclTuner read_nccl_tuner(Map& map, const Catalog& catalog);
 
 /// A `training:` mapping (runs files, scenarios): every key of `fields` (training_fields()), each through its
 /// declaration's reader, as the command line's flags; errors at the value, unknown keys with a suggestion.

@@ -12,6 +12,7 @@
 
 #include "costmodel/error.hpp"
 #include "network/algorithms/algorithm.hpp"
+#include "network/nccl_tuner.hpp"
 #include "network/nccl_tuning.hpp"
 
 namespace costmodel {
@@ -338,6 +339,17 @@ CommCost single_rank(Algorithm a, Protocol p) {
                   p == Protocol::kAuto ? Protocol::kSimple : p};
 }
 
+// The cluster's tuner plug-in's pick for Auto (algorithm and protocol both), when one applies: the first of
+// its regions holding (n, the ranks) whose pair `runs` here (tuner_pick); null: NCCL's own choice stands.
+// NCCL then runs what the plug-in picked (src/enqueue.cc ncclGetAlgoInfo: the plug-in zeroes that pair's
+// time in the cost table, topoGetAlgoInfo takes the smallest).
+template <class Runs>
+const TunerRegion* plugin_pick(Collective c, Algorithm a, Protocol p, double n, const LinkPath& path,
+                               Runs&& runs) {
+  if (a != Algorithm::kAuto || p != Protocol::kAuto || !path.nccl_tuner) return nullptr;
+  return detail::tuner_pick(*path.nccl_tuner, c, n, path.ranks, path.nodes, runs);
+}
+
 // The protocols to try: the one asked for, or all three.
 struct ProtocolRange {
   int first = kLL;
@@ -374,6 +386,15 @@ CommCost collective_cost(Collective c, Algorithm a, Bytes n, const LinkPath& pat
   if (path.ranks <= 1) return single_rank(a, p);
   if (!applicable(c, a, path, p)) not_applicable(c, a, p);
   const Model m = model_of(path);
+  const auto runs = [&](Algorithm x, Protocol q) {
+    return entry_of(c, x, static_cast<int>(q), path, m).runs();
+  };
+  if (const TunerRegion* pick = plugin_pick(c, a, p, n.value, path, runs)) {
+    const int proto = static_cast<int>(pick->protocol);
+    CommCost cost = cost_of(entry_of(c, pick->algorithm, proto, path, m), pick->algorithm, proto, n.value);
+    cost.tuned = true;
+    return cost;
+  }
   const ProtocolRange range = protocols(p);
   CommCost best{Seconds(std::numeric_limits<double>::infinity()), Seconds(0.0), Seconds(0.0),
                 Algorithm::kRing, Protocol::kSimple};
@@ -513,6 +534,16 @@ namespace {
 
 CommCost compute_cost(Collective c, Algorithm a, Bytes n, const CollectivePath& path, Protocol p) {
   const CollectiveTable& table = path.table;
+  const auto runs = [&](Algorithm x, Protocol q) {
+    return table.entries[entry_index(c, x, static_cast<int>(q))].runs();
+  };
+  if (const TunerRegion* pick = plugin_pick(c, a, p, n.value, path, runs)) {
+    const int proto = static_cast<int>(pick->protocol);
+    CommCost cost =
+        cost_of(table.entries[entry_index(c, pick->algorithm, proto)], pick->algorithm, proto, n.value);
+    cost.tuned = true;
+    return cost;
+  }
   // `visit(index)` on each entry to compare, in NCCL's order (the first of equal times wins).
   const auto for_each_choice = [&](auto&& visit) {
     if (a == Algorithm::kAuto && p == Protocol::kAuto) {

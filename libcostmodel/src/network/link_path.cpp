@@ -261,6 +261,7 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
   path.architecture = topo.architecture;
   path.torus_library = topo.torus_library;
   path.nccl = topo.nccl;
+  path.nccl_tuner = topo.nccl_tuner;
   path.ranks = comm.ranks;
   const Spread on_nodes = spread(comm, topo.gpus_per_node);
   path.ranks_per_node = on_nodes.per_block;

@@ -441,6 +441,7 @@ Topology build_topology(const ClusterSpec& cluster) {
   topo.link_nccl_protocols = cluster.link.nccl_protocols;
   topo.link_nccl_algorithms = cluster.link.nccl_algorithms;
   topo.link_nccl_devices = cluster.link.nccl_devices;
+  topo.nccl_tuner = cluster.nccl_tuner();
   topo.ecmp_flows = cluster.link.multipath == Multipath::kEcmp ? cluster.link.ecmp_flows : 0;
   topo.switch_latency = switched ? cluster.switch_spec.latency : Seconds(0.0);
   topo.sharp = switched && cluster.switch_spec.in_network_reduction == InNetworkReduction::kSharp &&

@@ -3,9 +3,11 @@
 
 #include <cmath>
 #include <string>
+#include <string_view>
 
 #include "cells.hpp"
 #include "costmodel/estimate/memory.hpp"
+#include "costmodel/spec/nccl_tuner.hpp"
 #include "costmodel/units.hpp"
 
 namespace costmodel {
@@ -87,41 +89,51 @@ std::string describe_cluster(const ClusterSpec& c) {
 
 namespace {
 
-// "allreduce ring/ll128": one communicator's collective and what carries it.
-std::string choice_text(const CollectiveChoice& c) {
-  return std::string(to_string(c.collective)) + " " + std::string(to_string(c.algorithm)) + "/" +
-         std::string(to_string(c.protocol));
+// "allreduce ring/ll128": one communicator's collective and what carries it; "... (aws-ofi-nccl tuner)"
+// when the cluster's tuner plug-in chose it.
+std::string choice_text(const CollectiveChoice& c, std::string_view tuner) {
+  std::string text = std::string(to_string(c.collective)) + " " + std::string(to_string(c.algorithm)) + "/" +
+                     std::string(to_string(c.protocol));
+  if (c.tuned) text += " (" + std::string(tuner) + ")";
+  return text;
 }
 
 }  // namespace
 
-std::string describe_collectives(const StepEstimate& e) {
+std::string describe_collectives(const StepEstimate& e, std::string_view tuner) {
   std::string text;
   for (int g = 0; g < kCommGroupCount; ++g) {
     const CollectiveChoice& c = e.collectives.at(static_cast<std::size_t>(g));
     if (!c.used()) continue;
     if (!text.empty()) text += ", ";
-    text += std::string(to_string(static_cast<CommGroup>(g))) + " " + choice_text(c);
+    text += std::string(to_string(static_cast<CommGroup>(g))) + " " + choice_text(c, tuner);
   }
   return text;
 }
 
+std::string tuner_label(const ClusterSpec& cluster) {
+  const auto tuner = cluster.nccl_tuner();
+  return tuner ? tuner->plugin + " tuner" : std::string("tuner plug-in");
+}
+
 namespace {
 
-// {"tp": {"collective": "allreduce", "library": "NCCL", "algorithm": "ring", "protocol": "ll128"}, "cp":
-// null,
-// ...}: every communicator, null where it runs nothing (or the estimate was not described).
-Json collectives_json(const StepEstimate& e, const std::string& library) {
+// {"tp": {"collective": "allreduce", "library": "NCCL", "algorithm": "ring", "protocol": "ll128", "tuner":
+// null}, "cp": null, ...}: every communicator, null where it runs nothing (or the estimate was not
+// described); "tuner" names the tuner plug-in that chose the algorithm, null where NCCL's own tuner did.
+Json collectives_json(const StepEstimate& e, const ClusterSpec& cluster) {
   Json o = Json::object();
+  const auto plugin = cluster.nccl_tuner();
   for (int g = 0; g < kCommGroupCount; ++g) {
     const CollectiveChoice& c = e.collectives.at(static_cast<std::size_t>(g));
     Json used;
     if (c.used()) {
       used = Json::object();
       used.set("collective", std::string(to_string(c.collective)))
-          .set("library", library)
+          .set("library", cluster.gpu.library)
           .set("algorithm", std::string(to_string(c.algorithm)))
-          .set("protocol", std::string(to_string(c.protocol)));
+          .set("protocol", std::string(to_string(c.protocol)))
+          .set("tuner", c.tuned && plugin ? Json(plugin->plugin) : Json());
     }
     o.set(std::string(to_string(static_cast<CommGroup>(g))), std::move(used));
   }
@@ -192,7 +204,7 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("memory_per_gpu_bytes", e.memory.total.value)
       .set("fits_memory", e.fits_memory)
       .set("breakdown", std::move(breakdown))
-      .set("collectives", collectives_json(e, base.gpu.library))
+      .set("collectives", collectives_json(e, base))
       .set("memory", std::move(memory))
       .set("training_days", detail::days_cell(e.training_time))
       .set("cost_usd", detail::usd_cell(e.cost()))
@@ -386,7 +398,7 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   row("  network (USD)", e.network_capex.value);
   row("switches", e.switches);
   row("power, GPUs at TDP + servers + fabric (kW)", e.power.value / 1000.0);
-  if (const std::string used = describe_collectives(e); !used.empty())
+  if (const std::string used = describe_collectives(e, tuner_label(cluster)); !used.empty())
     t.notes.push_back("collectives on " + cluster.gpu.library + ": " + used);
   return t;
 }

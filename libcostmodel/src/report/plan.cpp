@@ -221,7 +221,8 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
           << format_number(result.elapsed_s, 3) << " s on " << result.threads << " threads";
   std::vector<std::string> notes = {summary.str(), "rejected: " + rejected_summary(result)};
   if (!result.top.empty()) {
-    if (const std::string used = describe_collectives(result.top.front()); !used.empty())
+    if (const std::string used = describe_collectives(result.top.front(), tuner_label(result.cluster));
+        !used.empty())
       notes.push_back("#1 runs on " + result.cluster.gpu.library + ": " + used);
   }
   for (const auto& s : result.skipped_topologies) notes.push_back("skipped " + s);

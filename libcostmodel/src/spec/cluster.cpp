@@ -5,6 +5,8 @@
 #include <array>
 #include <cmath>
 
+#include "costmodel/spec/nccl_tuner.hpp"
+
 namespace costmodel {
 namespace {
 constexpr std::array<std::string_view, kTopologyKindCount> kTopologyNames{
@@ -61,6 +63,14 @@ ScaleUpSpec ClusterSpec::scale_up_fabric() const {
 
 bool ClusterSpec::scale_up_priced_with_gpu() const {
   return !scale_up || scale_up->name == gpu.scale_up.name;
+}
+
+std::shared_ptr<const NcclTuner> ClusterSpec::nccl_tuner() const {
+  for (const auto& tuner : link.nccl_tuners) {
+    if (tuner && std::find(tuner->gpus.begin(), tuner->gpus.end(), gpu.name) != tuner->gpus.end())
+      return tuner;
+  }
+  return nullptr;
 }
 
 int ClusterSpec::scale_up_domain() const {

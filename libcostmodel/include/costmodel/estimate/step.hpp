@@ -43,6 +43,7 @@ struct CollectiveChoice {
   Collective collective = Collective::kAllReduce;
   Algorithm algorithm = Algorithm::kAuto;
   Protocol protocol = Protocol::kAuto;
+  bool tuned = false;  ///< chosen by the cluster's NCCL tuner plug-in (CommCost::tuned)
   [[nodiscard]] bool used() const { return algorithm != Algorithm::kAuto; }
 };
 /// One CollectiveChoice per CommGroup.

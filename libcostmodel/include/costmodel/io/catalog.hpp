@@ -36,6 +36,10 @@ bool register_package_data_dir(const char* path);
 /// The entries of a switch catalog file (data/switches.yaml), SI units; throws Error at FILE:LINE:COL.
 [[nodiscard]] std::vector<SwitchSpec> load_switches_file(const std::string& path);
 
+/// The entries of a tuner plug-in catalog file (data/nccl-tuners.yaml), whose GPU and link names must be
+/// entries of `catalog`; throws Error at FILE:LINE:COL.
+[[nodiscard]] std::vector<NcclTuner> load_nccl_tuners_file(const std::string& path, const Catalog& catalog);
+
 /// Loads every catalog under `root`; throws Error (FILE:LINE:COL) on the first bad entry.
 [[nodiscard]] Catalog load_catalog(const std::string& root = default_data_root());
 

@@ -24,6 +24,8 @@ struct CommCost {
   Seconds bandwidth_term;                  ///< n / its algorithm bandwidth, s
   Algorithm algorithm = Algorithm::kRing;  ///< the one chosen when Auto was asked for
   Protocol protocol = Protocol::kSimple;   ///< the one chosen when Auto was asked for
+  /// Auto took the cluster's NCCL tuner plug-in's pick (LinkPath::nccl_tuner), not NCCL's own choice.
+  bool tuned = false;
 };
 
 /// Message size `n` follows nccl-tests: the whole buffer (AllGather: the gathered output, ReduceScatter:

@@ -4,12 +4,14 @@
 // diameter and bisection, and the path a communicator of given size and stride sees at each level.
 
 #include <array>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
 #include "costmodel/spec/cluster.hpp"
+#include "costmodel/spec/nccl_tuner.hpp"
 #include "costmodel/units.hpp"
 
 namespace costmodel {
@@ -135,6 +137,9 @@ struct Topology {
   NcclProtocolMask link_nccl_protocols = kAllNcclProtocols;     ///< LinkSpec::nccl_protocols
   NcclAlgorithmMask link_nccl_algorithms = kAllNcclAlgorithms;  ///< LinkSpec::nccl_algorithms
   NcclDevices link_nccl_devices = NcclDevices::kPerNic;         ///< LinkSpec::nccl_devices
+  /// The tuner plug-in that overrides NCCL's choice on this cluster: the link's (LinkSpec::nccl_tuners)
+  /// that lists the cluster's GPU; null: NCCL's own tuner.
+  std::shared_ptr<const NcclTuner> nccl_tuner;
   /// Flows per NIC port and peer that hash onto a leaf's uplinks independently (LinkSpec::ecmp_flows under
   /// ECMP); 0: flows do not collide (balanced routing or packet spraying).
   int ecmp_flows = 0;
@@ -237,6 +242,7 @@ struct LinkPath {
   GpuArchitecture architecture = GpuArchitecture::kHopper;  ///< selects NCCL's per-generation constants
   bool torus_library = false;  ///< Topology::torus_library: Auto may choose torus-bucket on a torus
   bool nccl = true;            ///< Topology::nccl
+  std::shared_ptr<const NcclTuner> nccl_tuner;  ///< Topology::nccl_tuner
 };
 
 /// The path `comm` sees on `topology`. Throws Error (kInput) if ranks or stride < 1, or the last rank

@@ -4,6 +4,7 @@
 // scenarios and the API examples.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "costmodel/estimate/step.hpp"
@@ -36,8 +37,13 @@ namespace costmodel {
 [[nodiscard]] std::string describe_cluster(const ClusterSpec& cluster);
 
 /// What carries each communicator's largest collective (StepEstimate::collectives), e.g. "tp allreduce
-/// ring/ll128, dp reducescatter ring/simple"; empty when not described.
-[[nodiscard]] std::string describe_collectives(const StepEstimate& estimate);
+/// ring/ll128, dp reducescatter ring/simple"; a choice of the cluster's NCCL tuner plug-in says so with
+/// `tuner` ("dp allreduce ring/ll128 (aws-ofi-nccl tuner)"); empty when not described.
+[[nodiscard]] std::string describe_collectives(const StepEstimate& estimate,
+                                               std::string_view tuner = "tuner plug-in");
+/// "aws-ofi-nccl tuner": what describe_collectives() calls the cluster's NCCL tuner plug-in
+/// (ClusterSpec::nccl_tuner); "tuner plug-in" when it has none.
+[[nodiscard]] std::string tuner_label(const ClusterSpec& cluster);
 /// "NVLink domain" for NVLink fabrics (named nvlink-* or unnamed), else "<fabric> domain" or "<fabric> full
 /// mesh".
 [[nodiscard]] std::string scale_up_label(const ClusterSpec& cluster);

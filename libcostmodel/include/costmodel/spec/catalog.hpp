@@ -3,12 +3,14 @@
 // The catalogs in memory: every GPU, link, switch and model entry, looked up by name. Loading them from
 // data/*.yaml and models/*.yaml is io/catalog.hpp's job.
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/model.hpp"
+#include "costmodel/spec/nccl_tuner.hpp"
 
 namespace costmodel {
 
@@ -20,6 +22,8 @@ struct Catalog {
   std::vector<SwitchSpec> switches;
   std::vector<ScaleUpSpec> scale_ups;  ///< scale-up fabrics (data/scale_up.yaml)
   std::vector<ModelSpec> models;
+  /// NCCL tuner plug-ins (data/nccl-tuners.yaml); each link entry also holds those that list it.
+  std::vector<std::shared_ptr<const NcclTuner>> nccl_tuners;
 
   /// The GPU entry `name` (e.g. "h100-sxm"); throws Error with the closest names if there is none.
   [[nodiscard]] const GpuSpec& gpu(std::string_view name) const;

@@ -2,6 +2,7 @@
 #pragma once
 // ClusterSpec: GPUs, their scale-up domain and the scale-out fabric; and where each rank lands.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,6 +69,10 @@ struct ClusterSpec {
   /// and its server's prices and power already carry (an HGX baseboard's NVSwitches, an NVL72 rack's switch
   /// trays); false when the cluster swaps in another fabric, whose switches are then bought and powered too.
   [[nodiscard]] bool scale_up_priced_with_gpu() const;
+  /// The NCCL tuner plug-in that overrides NCCL's own (algorithm, protocol) choice on this cluster: the one
+  /// of the link's (LinkSpec::nccl_tuners) that lists the GPU, as the plug-in picks its platform from the
+  /// instance type (aws-ofi-nccl include/tuner/nccl_ofi_tuner_process_config.h); null when none does.
+  [[nodiscard]] std::shared_ptr<const NcclTuner> nccl_tuner() const;
 };
 
 /// Every reason `cluster` is not a usable cluster (empty when it is).

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -202,6 +203,8 @@ struct GpuSpec {
   [[nodiscard]] bool supports(Dtype dtype) const { return peak(dtype).value > 0.0; }
 };
 
+struct NcclTuner;  // costmodel/spec/nccl_tuner.hpp
+
 /// How a link moves data: RDMA (InfiniBand, RoCE) or kernel TCP.
 enum class Transport { kRdma, kTcp };
 /// "rdma", "tcp".
@@ -240,6 +243,9 @@ struct LinkSpec {
   NcclAlgorithmMask nccl_algorithms = kAllNcclAlgorithms;
   /// The devices NCCL's graph search sees (`nccl_devices:`): one per NIC, or a GPU's NICs as one.
   NcclDevices nccl_devices = NcclDevices::kPerNic;
+  /// The tuner plug-ins that ship with this network's NCCL net plug-in, one per platform
+  /// (data/nccl-tuners.yaml entries listing this link); the one listing the cluster's GPU applies.
+  std::vector<std::shared_ptr<const NcclTuner>> nccl_tuners;
   Transport transport = Transport::kRdma;
   bool gpudirect =
       true;  ///< NIC reads and writes GPU memory directly (GPUDirect RDMA); false: staged in host memory
