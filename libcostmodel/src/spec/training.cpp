@@ -50,6 +50,13 @@ bool on_off(std::string_view text) {
   throw Error(ErrorLocation{}, "", message, suggestion(text, known));
 }
 
+// "fp32" -> false, "bf16" -> true: the precision of a kept state (gradients, optimizer states).
+bool bf16_not_fp32(std::string_view text) {
+  if (text != "fp32" && text != "bf16")
+    fail_choice("expected fp32 or bf16, got " + quoted(text), text, {"fp32", "bf16"});
+  return text == "bf16";
+}
+
 /// A positive finite plain number; `expected` says what it stands for.
 double positive(std::string_view text, const std::string& expected) {
   double value = 0.0;
@@ -136,21 +143,11 @@ const std::vector<TrainingField>& training_fields() {
        }},
       {"grad_reduce_dtype", "grad-reduce-dtype",
        "main gradients and their reduction: fp32|bf16 [fp32, Megatron-LM's default; fp16 training: fp16]",
-       false,
-       [](TrainingSpec& spec, std::string_view text) {
-         if (text != "fp32" && text != "bf16")
-           fail_choice("expected fp32 or bf16, got " + quoted(text), text, {"fp32", "bf16"});
-         spec.bf16_gradients = text == "bf16";
-       }},
+       false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_gradients = bf16_not_fp32(text); }},
       {"optimizer_dtype", "optimizer-dtype",
        "Adam's master weights and states: fp32|bf16 [fp32; bf16: NeMo's distributed_fused_adam dtype bf16, "
        "Megatron-Core's precision-aware optimizer]",
-       false,
-       [](TrainingSpec& spec, std::string_view text) {
-         if (text != "fp32" && text != "bf16")
-           fail_choice("expected fp32 or bf16, got " + quoted(text), text, {"fp32", "bf16"});
-         spec.bf16_optimizer = text == "bf16";
-       }},
+       false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_optimizer = bf16_not_fp32(text); }},
       {"fp8_params", "fp8-params",
        "under --dtype fp8, keep the weights in FP8 only and all-gather them in FP8 (Megatron-LM "
        "--fp8-param-gather, NeMo/Megatron-Bridge fp8_param_gather); off: bf16 weights plus their FP8 copies: "
