@@ -33,6 +33,28 @@ PlanRequest small_request() {
   return r;
 }
 
+/// Llama 3 405B on `gpus` H100 over `link` in Meta's split (Llama 3 paper Table 4): TP 8, PP 16, CP 1,
+/// 2,048 sequences a step, 126 layers as 7 + 14 x 8 + 7; the best plan only.
+PlanRequest llama3_405b_layout(int gpus, const std::string& link) {
+  const Catalog catalog = load_catalog();
+  PlanRequest r;
+  r.model = resolve_model("llama3-405b", catalog);
+  ClusterOptions o;
+  o.gpu = "h100-sxm";
+  o.gpus = gpus;
+  o.link = link;
+  r.cluster = apply_cluster_options(default_cluster(catalog), o, catalog);
+  r.training.global_batch = 2048;
+  r.space.tp = {8};
+  r.space.pp = {16};
+  r.space.cp = {1};
+  r.space.first_stage_layers = {7};
+  r.space.last_stage_layers = {7};
+  r.top_k = 1;
+  r.threads = 2;
+  return r;
+}
+
 std::string dump(const std::vector<StepEstimate>& estimates) {
   std::ostringstream out;
   const PlanRequest r = small_request();
@@ -215,23 +237,8 @@ TEST_CASE("Meta's Llama 3 405B layout plans: TP 8, PP 16, first and last stages 
   // Llama 3 paper (arXiv:2407.21783) Table 4: 16,384 H100, TP 8, PP 16, DP 128, 2,048 sequences of 8,192
   // per step, 400 TFLOP/s per GPU; FSDP without resharding after the forward (ZeRO-2: parameters kept
   // through the backward, gradients reduce-scattered), 126 layers as 7 + 14 x 8 + 7.
-  const Catalog catalog = load_catalog();
-  PlanRequest r;
-  r.model = resolve_model("llama3-405b", catalog);
-  ClusterOptions o;
-  o.gpu = "h100-sxm";
-  o.gpus = 16384;
-  o.link = "roce-400g";
-  r.cluster = apply_cluster_options(default_cluster(catalog), o, catalog);
-  r.training.global_batch = 2048;
-  r.space.tp = {8};
-  r.space.pp = {16};
-  r.space.cp = {1};
+  PlanRequest r = llama3_405b_layout(16384, "roce-400g");
   r.space.zero = {2};
-  r.space.first_stage_layers = {7};
-  r.space.last_stage_layers = {7};
-  r.top_k = 1;
-  r.threads = 2;
   const PlanResult result = plan(r);
   REQUIRE(result.top.size() == 1);
   const StepEstimate& e = result.top.front();
@@ -450,25 +457,10 @@ TEST_CASE("block recompute: the planner recomputes the fewest layers that fit, u
   // recompute the first stage needs ~96 GiB of 80, so the best plan is full recompute of one layer of each
   // two-layer chunk (step_test derives it). `recompute: full` pinned means every layer, as Megatron-LM's
   // --recompute-granularity full defaults to (uniform, 1 layer a checkpoint).
-  const Catalog catalog = load_catalog();
-  PlanRequest r;
-  r.model = resolve_model("llama3-405b", catalog);
-  ClusterOptions o;
-  o.gpu = "h100-sxm";
-  o.gpus = 8192;
-  o.link = "ib-ndr-400g";
-  r.cluster = apply_cluster_options(default_cluster(catalog), o, catalog);
-  r.training.global_batch = 2048;
-  r.space.tp = {8};
-  r.space.pp = {16};
-  r.space.cp = {1};
+  PlanRequest r = llama3_405b_layout(8192, "ib-ndr-400g");
   r.space.vpp = {4};
-  r.space.first_stage_layers = {7};
-  r.space.last_stage_layers = {7};
   r.space.micro_batch = {1};
   r.space.zero = {1};
-  r.top_k = 1;
-  r.threads = 2;
   const PlanResult best = plan(r);
   REQUIRE(!best.top.empty());
   CHECK(best.top.front().strategy.recompute == Recompute::kFull);
