@@ -62,10 +62,12 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 const std::string kConfiguration =
     "{tp,pp,dp,cp,ep,etp,vpp,first_stage_layers,last_stage_layers,micro_batch,global_batch,recompute,"
     "recompute_layers,zero,dtype,"
-    "grad_reduce_dtype,optimizer_dtype,fp8_params,sequence_parallel,overlap,compression,"
-    "topology,oversubscription,step_time_s,tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,mfu_"
+    "grad_reduce_dtype,optimizer_dtype,fp8_params,sequence_parallel,overlap,compression,stack,"
+    "topology,oversubscription,step_time_s,step_time_s_low,step_time_s_high,interval_coverage,unvalidated,"
+    "tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,mfu_"
     "bf16_peak,hfu,"
-    "memory_per_gpu_bytes,fits_memory,breakdown,collectives,memory,training_days,cost_usd,energy_kwh,"
+    "memory_per_gpu_bytes,fits_memory,breakdown,collectives,memory,training_days,training_days_low,"
+    "training_days_high,cost_usd,cost_usd_low,cost_usd_high,energy_kwh,"
     "switches,"
     "network_cost_usd,power_w,cost_basis,rental_cost_usd,capex_usd,gpu_capex_usd,network_capex_usd,scale_up_"
     "capex_usd,scale_up_power_w,tco_usd,"
@@ -106,19 +108,21 @@ const std::vector<std::string> kEstimate = {
 
 TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
   CHECK(json_shape(with(kEstimate, {"--format", "json"})) == configuration_at(""));
-  CHECK(json_shape(with(kPlan, {"--format", "json"})) ==
-        "{configs,pareto,gpu_counts,evaluated,feasible,elapsed_s,rejected,skipped_topologies,schema_version}"
-        "\n" +
-            configuration_at("configs[].") + configuration_at("pareto[].") +
-            "rejected.{bad_product,heads_indivisible,layers_indivisible,batch_indivisible,seq_indivisible,"
-            "experts_indivisible,dtype_unsupported,bad_degree,zero_unsupported,out_of_memory,deadline_missed}"
-            "\n");
+  CHECK(
+      json_shape(with(kPlan, {"--format", "json"})) ==
+      "{configs,pareto,gpu_counts,evaluated,feasible,elapsed_s,rejected,skipped_topologies,schema_version}"
+      "\n" +
+          configuration_at("configs[].") + configuration_at("pareto[].") +
+          "rejected.{bad_product,heads_indivisible,layers_indivisible,batch_indivisible,seq_indivisible,"
+          "experts_indivisible,dtype_unsupported,bad_degree,zero_unsupported,stack_unsupported,out_of_memory,"
+          "deadline_missed}"
+          "\n");
   const std::string plan_csv =
       "tp,pp,dp,cp,ep,etp,vpp,micro_batch,recompute,recompute_layers,zero,sequence_parallel,overlap,topology,"
-      "step_time_s,"
+      "step_time_s,step_time_s_low,step_time_s_high,"
       "model_tflops_per_gpu,mfu,memory_per_gpu_bytes,fits_memory,comm_share,training_days,cost_"
       "usd,capex_usd,"
-      "switches,mfu_bf16_peak,collectives,schema_version";
+      "switches,mfu_bf16_peak,unvalidated,collectives,stack,schema_version";
   CHECK(csv_header(with(kPlan, {"--format", "csv"})) == "rank," + plan_csv);
   // A deadline search: gpus in every configuration and a row per GPU count searched.
   const std::vector<std::string> deadline = {
@@ -210,9 +214,11 @@ TEST_CASE("validate, calibrate and scenario") {
       "recompute,recompute_layers,"
       "zero,"
       "measured_days,predicted_days";
-  CHECK(json_shape({"validate", runs, "--format", "json"}) ==
-        "{runs,median_abs_error,mean_abs_error,max_abs_error,schema_version}\nruns[].{" + validate_row +
-            "}\n");
+  CHECK(
+      json_shape({"validate", runs, "--format", "json"}) ==
+      "{runs,median_abs_error,mean_abs_error,max_abs_error,interval_coverage,interval_inside,interval_total,"
+      "median_half_width,loo_coverage,schema_version}\nruns[].{" +
+          validate_row + "}\n");
   CHECK(csv_header({"validate", runs, "--format", "csv"}) == validate_row + ",schema_version");
 
   const std::string log = std::string(COSTMODEL_TEST_FIXTURES) + "/nccl/multinode_run.txt";

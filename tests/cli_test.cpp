@@ -182,8 +182,8 @@ TEST_CASE("catalog without an argument summarises every catalog") {
     catalogs.insert(std::get<std::string>(row.find("catalog")->value()));
     CHECK(row.find("names")->is_array());
   }
-  CHECK(catalogs ==
-        std::set<std::string>{"gpus", "links", "switches", "scale-up", "models", "topologies", "knobs"});
+  CHECK(catalogs == std::set<std::string>{"gpus", "links", "switches", "scale-up", "models", "topologies",
+                                          "knobs", "stacks"});
 
   const CliResult table = run_cli({"catalog"});
   CHECK(table.exit_code == 0);

@@ -183,6 +183,7 @@ TEST_CASE("pruning: every candidate is accounted for and only fitting ones rank"
 
   // Brute force: evaluate() everything; the planner's feasible count and best step time must agree.
   const Estimator estimator(request.model, request.cluster, request.options);
+  const StackFeatures features = request.stack ? request.stack->features : StackFeatures{};
   std::int64_t feasible = 0;
   std::int64_t out_of_memory = 0;
   double best = 1e300;
@@ -190,7 +191,7 @@ TEST_CASE("pruning: every candidate is accounted for and only fitting ones rank"
     space.for_each_candidate(split, [&](const Strategy& s) {
       const StepEstimate e = estimator.evaluate(s);
       if (!e.valid()) return;
-      if (s.zero == 2 && s.pp > 1) return;  // ZeRO-2 with pipelines only when asked for
+      if (refuses(features, s) != StackRefusal::kNone) return;  // what the stack does not run
       if (!e.fits_memory) {
         ++out_of_memory;
         return;
@@ -215,18 +216,41 @@ TEST_CASE("pruning: every candidate is accounted for and only fitting ones rank"
   CHECK(static_cast<int>(result.top.size()) == request.top_k);
 }
 
-TEST_CASE("ZeRO-2 with pipelines: proposed only when ZeRO-2 is asked for") {
-  // FSDP runs it (Meta's Llama 3 405B); Megatron-LM has no ZeRO-2 and DeepSpeed's PipelineEngine refuses
-  // it: an unpinned plan counts each such candidate under zero_unsupported.
+TEST_CASE("ZeRO-2 with pipelines: proposed only under a stack that runs it") {
+  // FSDP2 runs it (torchtitan; Meta's Llama 3 405B); Megatron-Core's FSDP asserts pp == 1 and DeepSpeed's
+  // PipelineEngine refuses ZeRO-2/3 (data/stacks.yaml): such a stack counts each candidate under
+  // zero_unsupported, and one without context parallelism each cp > 1 candidate under stack_unsupported.
+  const auto zero_index = static_cast<size_t>(std::countr_zero(static_cast<unsigned>(kZeroUnsupported)));
+  const auto stack_index = static_cast<size_t>(std::countr_zero(static_cast<unsigned>(kStackUnsupported)));
   PlanRequest request = small_request();
-  const PlanResult free = plan(request);
-  CHECK(free.rejected[static_cast<size_t>(std::countr_zero(static_cast<unsigned>(kZeroUnsupported)))] > 0);
-  for (const auto& e : free.top) CHECK_FALSE((e.strategy.zero == 2 && e.strategy.pp > 1));
+  auto megatron = std::make_shared<StackSpec>();
+  megatron->name = "megatron-like";
+  megatron->features.zero_with_pipeline = {0, 1};
+  megatron->features.context_parallel = false;
+  request.stack = megatron;
+  const PlanResult bounded = plan(request);
+  CHECK(bounded.rejected[zero_index] > 0);
+  REQUIRE(!bounded.top.empty());
+  for (const auto& e : bounded.top) {
+    CHECK_FALSE((e.strategy.zero >= 2 && e.strategy.pp > 1));
+    CHECK(e.strategy.cp == 1);
+  }
+  request.space.cp = {1, 2};
+  CHECK(plan(request).rejected[stack_index] > 0);
+  request.space.cp = {1};
   request.space.zero = {2};
   request.space.pp = {2};
+  const PlanResult refused = plan(request);
+  CHECK(refused.top.empty());
+  CHECK(refused.rejected[zero_index] > 0);
+
+  auto fsdp = std::make_shared<StackSpec>(*megatron);
+  fsdp->name = "fsdp-like";
+  fsdp->features.zero_with_pipeline = {0, 2, 3};
+  request.stack = fsdp;
   const PlanResult asked = plan(request);
   REQUIRE(!asked.top.empty());
-  CHECK(asked.rejected[static_cast<size_t>(std::countr_zero(static_cast<unsigned>(kZeroUnsupported)))] == 0);
+  CHECK(asked.rejected[zero_index] == 0);
   for (const auto& e : asked.top) {
     CHECK(e.strategy.zero == 2);
     CHECK(e.strategy.pp == 2);

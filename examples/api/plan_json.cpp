@@ -15,6 +15,9 @@ int main() {
     costmodel::TrainingSpec training;
     training.global_batch = 1536;
     training.tokens = 300e9;
+    // The software stack, as the CLI does: megatron-core unless the training or the cluster names one. Its
+    // launch defaults fill the knobs left unset, and the planner proposes only what it runs.
+    costmodel::resolve_stack(training, catalog);
     const costmodel::PlanRequest request =
         costmodel::plan_request(catalog.model("gpt3-175b"), costmodel::default_cluster(catalog), training);
     costmodel::plan_json(costmodel::plan(request)).write(std::cout);

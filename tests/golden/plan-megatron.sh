@@ -1,4 +1,4 @@
-# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.8 s, 196.9 TFLOP/s per GPU, MFU 63.1%
+# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.45 s, 201 TFLOP/s per GPU, MFU 64.4%
 --tensor-model-parallel-size 8 \
 --pipeline-model-parallel-size 4 \
 --num-layers-per-virtual-pipeline-stage 1 \
@@ -13,7 +13,7 @@
 --overlap-param-gather \
 --bf16
 
-# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.83 s, 196.5 TFLOP/s per GPU, MFU 63%
+# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.49 s, 200.6 TFLOP/s per GPU, MFU 64.3%
 --tensor-model-parallel-size 8 \
 --pipeline-model-parallel-size 4 \
 --num-layers-per-virtual-pipeline-stage 2 \

@@ -145,7 +145,7 @@ TrainingArgs read_training_args(const po::variables_map& values, const Context& 
     const auto text = string_option(values, flag);
     if (!text) continue;
     try {
-      field.set(args.training, *text);
+      assign_training_field(args.training, field, *text);
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::kInternal) throw;
       throw flag_error(context, "--" + flag, e);
@@ -163,6 +163,20 @@ void warn_ineffective_knobs(const StepEstimate& estimate, const ModelSpec& model
     }
     std::cerr << context.prefix() << ": warning: " << flag
               << ": has no effect on the chosen configuration: " << knob.reason << '\n';
+  }
+}
+
+void resolve_training_stack(TrainingArgs& args, const Catalog& catalog, const ClusterSpec& cluster,
+                            const Context& context) {
+  try {
+    resolve_stack(args.training, catalog, cluster.stack);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::kInternal) throw;
+    std::string flag = e.field().empty() ? "stack" : e.field();
+    for (const TrainingField& field : training_fields()) {
+      if (field.key == flag) flag = field.flag;
+    }
+    throw usage_error(context, "--" + flag, e.message(), e.hint());
   }
 }
 

@@ -53,6 +53,11 @@ void add_training_options(po::options_description& options, bool pins);
 void warn_ineffective_knobs(const StepEstimate& estimate, const ModelSpec& model, const ClusterSpec& cluster,
                             const TrainingSpec& training, const Context& context);
 
+/// Applies the software stack (--stack, else the cluster file's `stack:`, else megatron-core) to `args`:
+/// its defaults where no flag set the knob; a flag the stack cannot run is a usage error naming it.
+void resolve_training_stack(TrainingArgs& args, const Catalog& catalog, const ClusterSpec& cluster,
+                            const Context& context);
+
 /// The model named by --model with --seq-len applied.
 [[nodiscard]] ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog);
 

@@ -23,7 +23,7 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
   if (!parser.parse(args)) return 0;
   const auto& values = parser.values();
   const ClusterArgs cluster_args = read_cluster_args(values, context);
-  const TrainingArgs training = read_training_args(values, context);
+  TrainingArgs training = read_training_args(values, context);
   OutputSink output(read_output_options(values, context, true), context);
   for (const char* required : {"tp", "pp", "dp"}) {
     if (!values.count(required)) {
@@ -32,7 +32,9 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
     }
   }
   const Catalog catalog = load_catalog();
-  const ClusterSpec cluster = make_cluster(cluster_args, catalog, context);
+  ClusterSpec cluster = make_cluster(cluster_args, catalog, context);
+  resolve_training_stack(training, catalog, cluster, context);
+  cluster.stack = training.training.stack;  // the stack the configuration names
   const ModelSpec model = make_model(training, catalog);
   const Strategy strategy = pinned_strategy(training.training, model, cluster.gpus);
   if (const auto reasons = validate(strategy, model, cluster); !reasons.empty()) {

@@ -29,7 +29,8 @@ void add_plan_options(po::options_description& options) {
   options.add_options()                                                                        //
       ("top", po::value<std::string>()->value_name("K"), "configurations shown (default 10)")  //
       ("rank-by", po::value<std::string>()->value_name("O"),
-       "time|cost|capex|tco|switches|power (default time; cost with --deadline-days)")  //
+       "time|cost|capex|tco|switches|power (default time; cost with --deadline-days); time:high, cost:high, "
+       "tco:high rank by the pessimistic end of the prediction interval (data/intervals.yaml)")  //
       ("pareto", po::value<std::string>()->value_name("A,B,C")->implicit_value(std::string(kDefaultPareto)),
        "also show the Pareto front over three of time|cost|capex|tco|switches|power (default "
        "time,cost,switches)")                                                                         //
@@ -96,7 +97,8 @@ PlanRequest read_request(po::variables_map values, const Context& context, Train
   }
   const Catalog catalog = load_catalog();
   const ClusterSpec cluster = make_cluster(read_cluster_args(values, context), catalog, context);
-  const TrainingArgs training = read_training_args(values, context);
+  TrainingArgs training = read_training_args(values, context);
+  resolve_training_stack(training, catalog, cluster, context);
   training_spec = training.training;
   PlanRequest request = plan_request(make_model(training, catalog), cluster, training.training);
   request.topologies = topologies;
@@ -115,7 +117,21 @@ PlanRequest read_request(po::variables_map values, const Context& context, Train
     request.deadline = search;
     request.objective = Objective::kCost;
   }
-  if (const auto rank_by = string_option(values, "rank-by")) {
+  if (auto rank_by = string_option(values, "rank-by")) {
+    // time:high, cost:high, tco:high: by the pessimistic end of the prediction interval.
+    if (const auto colon = rank_by->find(':'); colon != std::string::npos) {
+      const std::string end = rank_by->substr(colon + 1);
+      *rank_by = rank_by->substr(0, colon);
+      if (end != "high") {
+        throw usage_error(context, "--rank-by", "unknown end '" + end + "' of the interval",
+                          "expected OBJECTIVE:high, e.g. time:high");
+      }
+      if (*rank_by != "time" && *rank_by != "cost" && *rank_by != "tco") {
+        throw usage_error(context, "--rank-by", *rank_by + " has no prediction interval",
+                          "expected time:high, cost:high or tco:high");
+      }
+      request.pessimistic = true;
+    }
     const auto objective = parse_objective(*rank_by);
     if (!objective) {
       const std::string hint = did_you_mean(*rank_by, {"time", "cost", "capex", "tco", "switches", "power"});

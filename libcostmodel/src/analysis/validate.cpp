@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "costmodel/search/planner.hpp"
 
@@ -57,6 +58,62 @@ std::string_view to_string(MeasuredBasis basis) {
   return "TFLOP/s";
 }
 
+double residual(const ValidationRow& row) {
+  return std::log1p(row.error);
+}
+
+IntervalModel build_intervals(const std::vector<PublishedRun>& runs, const ValidationSummary& summary,
+                              double coverage) {
+  IntervalModel m;
+  m.coverage = coverage;
+  // The measured rows: class and residual.
+  std::vector<std::pair<std::string, double>> points;
+  ValidatedEnvelope& v = m.validated;
+  const auto add = [](std::vector<std::string>& names, const std::string& name) {
+    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  for (std::size_t i = 0; i < runs.size() && i < summary.rows.size(); ++i) {
+    const ValidationRow& row = summary.rows[i];
+    if (!row.feasible) continue;
+    const Strategy& s = row.best.strategy;
+    v.max_gpus = std::max(v.max_gpus, row.gpus);
+    v.max_cp = std::max(v.max_cp, s.cp);
+    if (runs[i].model.is_moe()) v.max_ep = std::max(v.max_ep, s.ep);
+    if (s.zero == 3) v.max_zero3_gpus = std::max(v.max_zero3_gpus, row.gpus);
+    v.fp8 = v.fp8 || s.dtype == Dtype::kFp8;
+    add(v.gpus, row.gpu);
+    add(v.stacks, runs[i].training.stack);
+    if (row.measured_flops.value > 0.0)
+      points.emplace_back(std::string(interval_class(runs[i].model, s)), residual(row));
+  }
+  m.runs = static_cast<int>(points.size());
+  // A class's residuals without point `skip` (none: every one); too few: every run's.
+  const auto pool = [&](const std::string& name, std::size_t skip) {
+    std::vector<double> own, all;
+    for (std::size_t j = 0; j < points.size(); ++j) {
+      if (j == skip) continue;
+      all.push_back(points[j].second);
+      if (points[j].first == name) own.push_back(points[j].second);
+    }
+    return static_cast<int>(own.size()) >= kMinClassRuns ? own : all;
+  };
+  for (const char* name : {"dense", "zero3", "moe"}) {
+    IntervalClass c;
+    c.name = name;
+    for (const auto& p : points) c.runs += p.first == name ? 1 : 0;
+    std::tie(c.low, c.high) = conformal_bounds(pool(name, points.size()), coverage);
+    m.classes.push_back(c);
+  }
+  int inside = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto [low, high] = conformal_bounds(pool(points[i].first, i), coverage);
+    const double r = points[i].second;
+    inside += r >= low && r <= high ? 1 : 0;
+  }
+  m.loo_coverage = points.empty() ? 0.0 : static_cast<double>(inside) / static_cast<double>(points.size());
+  return m;
+}
+
 ValidationSummary validate_runs(const std::vector<PublishedRun>& runs, int threads) {
   ValidationSummary summary;
   std::vector<double> errors;
@@ -87,6 +144,25 @@ ValidationSummary validate_runs(const std::vector<PublishedRun>& runs, int threa
     }
     summary.rows.push_back(std::move(row));
   }
+  // The catalog's intervals (the rows' best configurations carry them), and intervals from these runs.
+  std::vector<double> half_widths;
+  for (const ValidationRow& row : summary.rows) {
+    if (!row.feasible || row.measured_flops.value <= 0.0 || row.best.interval_coverage <= 0.0) continue;
+    half_widths.push_back((row.best.step_time_high.value - row.best.step_time_low.value) / 2.0 /
+                          row.best.step_time.value);
+    const double measured_step = row.best.step_time.value * std::exp(residual(row));
+    ++summary.interval_total;
+    summary.interval_coverage = row.best.interval_coverage;
+    if (measured_step >= row.best.step_time_low.value && measured_step <= row.best.step_time_high.value)
+      ++summary.interval_inside;
+  }
+  if (!half_widths.empty()) {
+    std::sort(half_widths.begin(), half_widths.end());
+    const std::size_t n = half_widths.size();
+    summary.median_half_width =
+        n % 2 ? half_widths[n / 2] : 0.5 * (half_widths[n / 2 - 1] + half_widths[n / 2]);
+  }
+  summary.loo_coverage = build_intervals(runs, summary).loo_coverage;
   if (!errors.empty()) {
     std::sort(errors.begin(), errors.end());
     const size_t n = errors.size();

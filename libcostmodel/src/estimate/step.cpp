@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <string_view>
 
@@ -68,6 +69,8 @@ EstimateOptions estimate_options(const TrainingSpec& training) {
   options.ep_comm_overlap = training.ep_comm_overlap;
   options.pp_comm_overlap = training.pp_comm_overlap;
   options.cuda_graphs = training.cuda_graphs;
+  options.stack = training.stack;
+  options.intervals = training.intervals;
   return options;
 }
 
@@ -173,6 +176,20 @@ void Estimator::describe_collectives(StepEstimate& estimate) const noexcept {
   (void)evaluate(estimate.strategy, split);
   detail::collective_log = nullptr;
   estimate.collectives = log.choices;
+  // The prediction interval of its class and what it uses beyond the validation runs (spec/intervals.hpp).
+  if (const IntervalModel* intervals = options_.intervals.get()) {
+    if (const IntervalClass* c = intervals->find(interval_class(model_, estimate.strategy))) {
+      estimate.step_time_low = Seconds(estimate.step_time.value * std::exp(c->low));
+      estimate.step_time_high = Seconds(estimate.step_time.value * std::exp(c->high));
+      estimate.interval_coverage = intervals->coverage;
+    }
+    try {
+      estimate.unvalidated = unvalidated_features(intervals->validated, model_, estimate.strategy,
+                                                  cluster_.gpus, cluster_.gpu.name, options_.stack);
+    } catch (...) {
+      estimate.unvalidated.clear();  // out of memory: no flags rather than none at all
+    }
+  }
 }
 
 StepEstimate Estimator::evaluate(const Strategy& st) const noexcept {

@@ -114,6 +114,10 @@ std::vector<NcclTuner> load_nccl_tuners_file(const std::string& path, const Cata
                               [&](yaml::Map& m) { return yaml::read_nccl_tuner(m, catalog); });
 }
 
+std::vector<StackSpec> load_stacks_file(const std::string& path) {
+  return read_list<StackSpec>(path, "stacks", [](yaml::Map& m) { return yaml::read_stack(m); });
+}
+
 std::string default_data_root() {
   if (const char* env = std::getenv("COSTMODEL_DATA_DIR"); env != nullptr && *env != '\0') return env;
   if (const fs::path beside = data_root_beside_executable(); !beside.empty()) return beside.string();
@@ -150,6 +154,11 @@ Catalog load_catalog(const std::string& root) {
         link.nccl_tuners.push_back(tuner);
     }
   }
+  const fs::path intervals = base / "data" / "intervals.yaml";
+  if (fs::is_regular_file(intervals, missing))
+    catalog.intervals = std::make_shared<const IntervalModel>(load_intervals_file(intervals.string()));
+  const fs::path stacks = base / "data" / "stacks.yaml";
+  if (fs::is_regular_file(stacks, missing)) catalog.stacks = load_stacks_file(stacks.string());
   std::vector<fs::path> model_files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(base / "models", ec)) {

@@ -381,6 +381,119 @@ NcclTuner read_nccl_tuner(Map& map, const Catalog& catalog) {
   return t;
 }
 
+namespace {
+
+// A list of choices under `key` of `features`, each one of `choices`, parsed by `parse`; absent: `fallback`.
+template <class T, class Parse>
+std::vector<T> read_choices(Map& features, const std::string& key, const std::vector<std::string>& choices,
+                            Parse parse, std::vector<T> fallback) {
+  if (!features.has(key)) return fallback;
+  const YAML::Node list = features.required(key);
+  if (!list.IsSequence()) {
+    throw Error(location_of(features.file(), list), features.field(key),
+                "expected a list such as [" + choices.front() + "], got " + describe(list));
+  }
+  std::vector<T> values;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string field = features.field(key) + "[" + std::to_string(i) + "]";
+    values.push_back(parse(choose(features.file(), list[i], field, choices)));
+  }
+  return values;
+}
+
+}  // namespace
+
+void resolve_stack_in(TrainingSpec& spec, const Catalog& catalog, std::string_view cluster_stack,
+                      const Map& training) {
+  try {
+    resolve_stack(spec, catalog, cluster_stack);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::kInternal) throw;
+    const std::string key = e.field().empty() ? "stack" : e.field();
+    throw training.error_at(key, e.message(), e.hint());
+  }
+}
+
+StackSpec read_stack(Map& map) {
+  StackSpec stack;
+  stack.name = map.string("name");
+  stack.description = map.string("description");
+  stack.library = map.string("library");
+  stack.source = map.string("source");
+  Map f = map.map("features");
+  StackFeatures& features = stack.features;
+  const auto stage = [](const std::string& text) { return text[0] - '0'; };
+  const std::vector<std::string> stages{"0", "1", "2", "3"};
+  features.zero = read_choices<int>(f, "zero", stages, stage, {0});
+  features.zero_with_pipeline = read_choices<int>(f, "zero_with_pipeline", stages, stage, {});
+  for (const int z : features.zero_with_pipeline) {
+    if (std::find(features.zero.begin(), features.zero.end(), z) == features.zero.end()) {
+      throw f.error_at("zero_with_pipeline",
+                       "stage " + std::to_string(z) + " is not among the stack's zero stages");
+    }
+  }
+  const auto flag = [&](const char* key) { return f.boolean(key); };
+  features.pipeline = flag("pipeline");
+  features.interleaved_pipeline = flag("interleaved_pipeline");
+  features.uneven_stages = flag("uneven_stages");
+  features.sequence_parallel = flag("sequence_parallel");
+  features.context_parallel = flag("context_parallel");
+  features.expert_parallel = flag("expert_parallel");
+  features.expert_tensor_parallel = flag("expert_tensor_parallel");
+  features.flash_attention = flag("flash_attention");
+  features.fp8 = flag("fp8");
+  features.selective_recompute = flag("selective_recompute");
+  features.dp_overlap = flag("dp_overlap");
+  features.dp_overlap_with_pipeline = flag("dp_overlap_with_pipeline");
+  if (features.dp_overlap_with_pipeline && !features.dp_overlap)
+    throw f.error_at("dp_overlap_with_pipeline", "needs dp_overlap");
+  features.tp_comm_overlap = flag("tp_comm_overlap");
+  features.pp_comm_overlap = flag("pp_comm_overlap");
+  features.ep_comm_overlap = flag("ep_comm_overlap");
+  features.bf16_optimizer = flag("bf16_optimizer");
+  features.cuda_graphs = read_choices<CudaGraphs>(
+      f, "cuda_graphs", {"off", "layer", "full"},
+      [](const std::string& text) {
+        return text == "full" ? CudaGraphs::kFull : text == "layer" ? CudaGraphs::kLayer : CudaGraphs::kOff;
+      },
+      {CudaGraphs::kOff});
+  features.zero3_gather = read_choices<Zero3Gather>(
+      f, "zero3_gather", {"flat", "list"},
+      [](const std::string& text) { return text == "list" ? Zero3Gather::kList : Zero3Gather::kFlat; },
+      {Zero3Gather::kFlat});
+  f.finish();
+  if (map.has("defaults")) {
+    Map d = map.map("defaults");
+    // Each default through its knob's own reader, so that a catalog typo fails as a user's would; the
+    // stack's own features must run it.
+    TrainingSpec probe;
+    for (const std::string& key : stack_default_keys()) {
+      if (!d.has(key)) continue;
+      const YAML::Node node = d.optional(key);
+      const std::string text = as_string(d.file(), node, d.field(key));
+      try {
+        training_field(key).set(probe, text);
+      } catch (const Error& e) {
+        if (e.kind() == ErrorKind::kInternal) throw;
+        throw Error(location_of(d.file(), node), d.field(key), e.message(), e.hint());
+      }
+      stack.defaults.emplace_back(key, text);
+    }
+    d.finish();
+    TrainingSpec check;  // every default as the user's own setting: each must run on the stack
+    for (const auto& [key, text] : stack.defaults) assign_training_field(check, training_field(key), text);
+    try {
+      StackSpec bare = stack;
+      bare.defaults.clear();
+      apply_stack(check, bare);
+    } catch (const Error& e) {
+      throw map.error_at("defaults", "default " + e.field() + ": " + e.message());
+    }
+  }
+  map.finish();
+  return stack;
+}
+
 LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry) {
   LinkSpec l = base ? *base : LinkSpec{};
   const bool all_required = catalog_entry && base == nullptr;
@@ -558,7 +671,7 @@ TrainingSpec read_training(Map& map, const std::vector<TrainingField>& fields) {
     const YAML::Node node = map.optional(key);
     const std::string text = as_string(map.file(), node, map.field(key));
     try {
-      field.set(spec, text);
+      assign_training_field(spec, field, text);
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::kInternal) throw;
       throw Error(location_of(map.file(), node), map.field(key), e.message(), e.hint());

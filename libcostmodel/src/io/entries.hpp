@@ -8,6 +8,7 @@
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/model.hpp"
 #include "costmodel/spec/nccl_tuner.hpp"
+#include "costmodel/spec/stack.hpp"
 #include "costmodel/spec/training.hpp"
 #include "yaml_reader.hpp"
 
@@ -32,12 +33,23 @@ namespace costmodel::yaml {
 /// `catalog` (an unknown name is an error with the closest ones).
 [[nodiscard]] NcclTuner read_nccl_tuner(Map& map, const Catalog& catalog);
 
+/// A software stack (data/stacks.yaml entry): its features (all required, lists default to the plain
+/// choice) and the defaults of its launch (stack_default_keys(), each read by its knob's reader and run by
+/// the stack's own features).
+[[nodiscard]] StackSpec read_stack(Map& map);
+
 /// A `training:` mapping (runs files, scenarios): every key of `fields` (training_fields()), each through its
 /// declaration's reader, as the command line's flags; errors at the value, unknown keys with a suggestion.
 [[nodiscard]] TrainingSpec read_training(Map& map, const std::vector<TrainingField>& fields);
 [[nodiscard]] inline TrainingSpec read_training(Map& map) {
   return read_training(map, training_fields());
 }
+
+/// resolve_stack() for a `training:` mapping of a file (`training`, possibly empty): an unknown stack or a
+/// refused knob is an error at that knob's value, or at `stack_key` of `owner` when the stack came from
+/// there (a run's `stack:`, a cluster's), else at the mapping.
+void resolve_stack_in(TrainingSpec& spec, const Catalog& catalog, std::string_view cluster_stack,
+                      const Map& training);
 
 /// A cluster (DESIGN.md §4); catalog names resolve against `catalog`, inline entries are read in place.
 [[nodiscard]] ClusterSpec read_cluster(Map& map, const Catalog& catalog);

@@ -59,6 +59,16 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
       map, "gpu", [&](const std::string& n) { return catalog.gpu(n); },
       [&](yaml::Map& m, const GpuSpec* base) { return yaml::read_gpu(m, base, &catalog.scale_ups); });
   c.gpus = static_cast<int>(map.integer("gpus", 1, 1 << 30));
+  if (map.has("stack")) {
+    c.stack = map.string("stack");
+    if (!catalog.stacks.empty()) {
+      try {
+        (void)catalog.stack(c.stack);
+      } catch (const Error& e) {
+        throw map.error_at("stack", e.message());
+      }
+    }
+  }
   // Unset node fields are the GPU's typical node (data/gpus.yaml `node:`), else 8 GPUs per node.
   const NodeSpec& node = c.gpu.node;
   c.gpus_per_node = static_cast<int>(map.optional_integer("gpus_per_node", 1, 1 << 16).value_or(node.gpus));

@@ -28,9 +28,24 @@ std::vector<PublishedRun> load_published_runs(const std::string& path, const Cat
     yaml::Map cluster = entry.map("cluster");
     run.cluster = yaml::read_cluster(cluster, catalog);
 
+    // The software stack: `stack:` of the run (or of its training, or its cluster), its launch's knobs
+    // applied where the source states none.
+    const std::optional<std::string> stack = entry.optional_string("stack");
     yaml::Map training = entry.map("training");
     (void)training.required("global_batch");  // a run states its batch: the planner must not choose it
     run.training = yaml::read_training(training);
+    if (stack) {
+      if (!run.training.stack.empty())
+        throw training.error_at("stack", "the run names its stack twice (stack: and training.stack)");
+      run.training.stack = *stack;
+    }
+    try {
+      yaml::resolve_stack_in(run.training, catalog, run.cluster.stack, training);
+    } catch (const Error& e) {
+      // An unknown stack named by the run itself: at the run's `stack:`.
+      if (stack && e.field() == training.field("stack")) throw entry.error_at("stack", e.message(), e.hint());
+      throw;
+    }
 
     yaml::Map measured = entry.map("measured");
     const auto tflops = measured.optional_number("tflops_per_gpu", 0.0, 1e6);

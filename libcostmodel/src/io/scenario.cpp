@@ -139,6 +139,9 @@ ScenarioCase read_case(yaml::Map& base, const Catalog& catalog) {
   if (base.has("training")) {
     yaml::Map t(file, base.optional("training"), "training");  // errors name training.*, as sweeps do
     training = yaml::read_training(t);
+    yaml::resolve_stack_in(training, catalog, r.cluster.stack, t);
+  } else {
+    yaml::resolve_stack_in(training, catalog, r.cluster.stack, base);
   }
   const ModelSpec model = r.model;
   const ClusterSpec cluster = r.cluster;

@@ -270,6 +270,65 @@ std::vector<ColumnOf<TopologyKind>> topology_kind_fields() {
   };
 }
 
+/// A stack's stages as "0 1 3", or "-".
+std::string stages_text(const std::vector<int>& stages) {
+  std::string text;
+  for (const int stage : stages) text += (text.empty() ? "" : " ") + std::to_string(stage);
+  return text.empty() ? "-" : text;
+}
+
+/// The named features of a stack that are `present` (or absent), in the order of data/stacks.yaml.
+std::string stack_features(const StackFeatures& f, bool present) {
+  const std::pair<const char*, bool> flags[] = {{"pipeline", f.pipeline},
+                                                {"interleaved_pipeline", f.interleaved_pipeline},
+                                                {"uneven_stages", f.uneven_stages},
+                                                {"sequence_parallel", f.sequence_parallel},
+                                                {"context_parallel", f.context_parallel},
+                                                {"expert_parallel", f.expert_parallel},
+                                                {"expert_tensor_parallel", f.expert_tensor_parallel},
+                                                {"flash_attention", f.flash_attention},
+                                                {"fp8", f.fp8},
+                                                {"selective_recompute", f.selective_recompute},
+                                                {"dp_overlap", f.dp_overlap},
+                                                {"dp_overlap_with_pipeline", f.dp_overlap_with_pipeline},
+                                                {"tp_comm_overlap", f.tp_comm_overlap},
+                                                {"pp_comm_overlap", f.pp_comm_overlap},
+                                                {"ep_comm_overlap", f.ep_comm_overlap},
+                                                {"bf16_optimizer", f.bf16_optimizer}};
+  std::string text;
+  for (const auto& [name, has] : flags) {
+    if (has == present) text += (text.empty() ? "" : " ") + std::string(name);
+  }
+  if (present) {
+    std::string graphs;
+    for (const CudaGraphs g : f.cuda_graphs)
+      graphs += (graphs.empty() ? "" : ",") + std::string(to_string(g));
+    text += (text.empty() ? "" : " ") + ("cuda_graphs:" + graphs);
+  }
+  return text.empty() ? "-" : text;
+}
+
+std::vector<ColumnOf<StackSpec>> stack_fields() {
+  return {
+      {"name", "name", "", 1, [](const StackSpec& s) { return Json(s.name); }},
+      {"library", "library", "", 1, [](const StackSpec& s) { return Json(s.library); }},
+      {"zero", "zero", "", 1, [](const StackSpec& s) { return Json(stages_text(s.features.zero)); }},
+      {"zero_with_pipeline", "zero with pp", "", 1,
+       [](const StackSpec& s) { return Json(stages_text(s.features.zero_with_pipeline)); }},
+      {"lacks", "lacks", "", 1, [](const StackSpec& s) { return Json(stack_features(s.features, false)); }},
+      {"defaults", "launch defaults", "", 1,
+       [](const StackSpec& s) {
+         std::string text;
+         for (const auto& [key, value] : s.defaults) text += (text.empty() ? "" : " ") + key + "=" + value;
+         return Json(text.empty() ? "-" : text);
+       }},
+      {"features", "features", "", 1,
+       [](const StackSpec& s) { return Json(stack_features(s.features, true)); }, 4, Audience::kMachines},
+      {"description", "description", "", 1, [](const StackSpec& s) { return Json(s.description); }},
+      {"source", "source", "", 1, [](const StackSpec& s) { return Json(s.source); }, 4, Audience::kMachines},
+  };
+}
+
 std::vector<ColumnOf<TrainingField>> knob_fields() {
   return {
       {"key", "key", "", 1, [](const TrainingField& f) { return Json(std::string(f.key)); }},
@@ -296,7 +355,7 @@ Json names_of(const std::vector<T>& entries) {
 
 const std::vector<std::string>& catalog_names() {
   static const std::vector<std::string> kNames = {"gpus",   "links",      "switches", "scale-up",
-                                                  "models", "topologies", "knobs"};
+                                                  "models", "topologies", "knobs",    "stacks"};
   return kNames;
 }
 
@@ -317,6 +376,7 @@ Table catalog_summary_table(const Catalog& catalog) {
       {"models", names_of(catalog.models)},
       {"topologies", names_of(all_topologies(), [](TopologyKind kind) { return to_string(kind); })},
       {"knobs", names_of(training_fields(), [](const TrainingField& field) { return field.key; })},
+      {"stacks", names_of(catalog.stacks)},
   };
   Table table;
   table.columns = {Column{"catalog", "catalog", ""}, Column{"count", "count", ""},
@@ -355,6 +415,13 @@ Table catalog_table(std::string_view which, const Catalog& catalog) {
     return make_table(model_fields(), rows);
   }
   if (which == "knobs") return knobs_table(training_fields());
+  if (which == "stacks") {
+    Table table = make_table(stack_fields(), catalog.stacks);
+    table.notes = {
+        "the planner proposes only what a stack runs; launch defaults apply to the knobs a user leaves "
+        "unset; sources per feature: docs/stacks.md"};
+    return table;
+  }
   if (which != "topologies") throw Error("unknown catalog '" + std::string(which) + "'");
   return make_table(topology_kind_fields(), all_topologies());
 }

@@ -84,6 +84,7 @@ std::string describe_cluster(const ClusterSpec& c) {
       text += ", minimal routing";
   }
   text += ", " + scale_up_label(c) + " of " + std::to_string(c.scale_up_domain()) + ", " + c.gpu.library;
+  if (!c.stack.empty()) text += ", stack " + c.stack;
   return text;
 }
 
@@ -142,7 +143,43 @@ Json collectives_json(const StepEstimate& e, const ClusterSpec& cluster) {
 
 }  // namespace
 
+namespace {
+
+// The interval's end relative to the step (low or high / step), or nullopt without an interval.
+std::optional<double> interval_ratio(const StepEstimate& e, bool high) {
+  if (e.interval_coverage <= 0.0 || !(e.step_time.value > 0.0)) return std::nullopt;
+  return (high ? e.step_time_high.value : e.step_time_low.value) / e.step_time.value;
+}
+
+// A time or cost scaled by the interval's end: days and cost are linear in the wall-clock time per step
+// (goodput, amortised capex, energy and rental all scale with it), so their interval is the step's.
+Json scaled_cell(std::optional<double> value, const StepEstimate& e, bool high) {
+  const auto ratio = interval_ratio(e, high);
+  return value && ratio ? Json(*value * *ratio) : Json();
+}
+
+Json unvalidated_json(const StepEstimate& e) {
+  Json list = Json::array();
+  for (const auto& flag : e.unvalidated) list.push_back(Json(flag));
+  return list;
+}
+
+}  // namespace
+
+std::string describe_interval(const StepEstimate& e) {
+  if (e.interval_coverage <= 0.0) return {};
+  std::string text = format_number(100 * e.interval_coverage, 3) + "% interval " +
+                     format_number(e.step_time_low.value, 4) + "-" +
+                     format_number(e.step_time_high.value, 4) + " s";
+  text += e.unvalidated.empty() ? "; every feature validated" : "; unvalidated: ";
+  for (std::size_t i = 0; i < e.unvalidated.size(); ++i) text += (i ? ", " : "") + e.unvalidated[i];
+  return text;
+}
+
 Json configuration_json(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& base) {
+  const std::optional<double> days =
+      e.training_time ? std::optional(e.training_time->value / kSecondsPerDay) : std::nullopt;
+  const std::optional<double> cost = e.cost() ? std::optional(e.cost()->value) : std::nullopt;
   const Strategy& st = e.strategy;
   Json breakdown = Json::object();
   breakdown.set("compute_s", e.breakdown.compute.value)
@@ -192,9 +229,14 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("sequence_parallel", st.sequence_parallel)
       .set("overlap", st.overlap)
       .set("compression", to_string(st.compression))
+      .set("stack", base.stack.empty() ? Json() : Json(base.stack))
       .set("topology", std::string(to_string(e.topology)))
       .set("oversubscription", e.oversubscription)
       .set("step_time_s", e.step_time.value)
+      .set("step_time_s_low", e.interval_coverage > 0.0 ? Json(e.step_time_low.value) : Json())
+      .set("step_time_s_high", e.interval_coverage > 0.0 ? Json(e.step_time_high.value) : Json())
+      .set("interval_coverage", e.interval_coverage > 0.0 ? Json(e.interval_coverage) : Json())
+      .set("unvalidated", unvalidated_json(e))
       .set("tokens_per_s", e.tokens_per_s)
       .set("model_tflops_per_gpu", tflops(e.model_flops_per_gpu))
       .set("hardware_tflops_per_gpu", tflops(e.hardware_flops_per_gpu))
@@ -207,7 +249,11 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("collectives", collectives_json(e, base))
       .set("memory", std::move(memory))
       .set("training_days", detail::days_cell(e.training_time))
+      .set("training_days_low", scaled_cell(days, e, false))
+      .set("training_days_high", scaled_cell(days, e, true))
       .set("cost_usd", detail::usd_cell(e.cost()))
+      .set("cost_usd_low", scaled_cell(cost, e, false))
+      .set("cost_usd_high", scaled_cell(cost, e, true))
       .set("energy_kwh", e.energy ? Json(e.energy->value / kJoulesPerKwh) : Json())
       .set("switches", e.switches)
       .set("network_cost_usd", e.network_capex.value)
@@ -272,6 +318,16 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
       {"overlap", "overlap", "", 1, [=](R r) { return Json(st(r).overlap); }, 1},
       {"topology", "topology", "", 1, [](R r) { return Json(std::string(to_string(r.estimate->topology))); }},
       {"step_time_s", "step", "s", 1, [](R r) { return Json(r.estimate->step_time.value); }},
+      {"step_time_s_low", "step low", "s", 1,
+       [](R r) {
+         return r.estimate->interval_coverage > 0.0 ? Json(r.estimate->step_time_low.value) : Json();
+       },
+       4, Audience::kMachines},
+      {"step_time_s_high", "step high", "s", 1,
+       [](R r) {
+         return r.estimate->interval_coverage > 0.0 ? Json(r.estimate->step_time_high.value) : Json();
+       },
+       4, Audience::kMachines},
       {"model_tflops_per_gpu", "model", "TFLOP/s", 1,
        [](R r) { return Json(tflops(r.estimate->model_flops_per_gpu)); }},
       {"mfu", "MFU", "%", 0.01, [](R r) { return Json(r.estimate->mfu); }, 3},
@@ -290,6 +346,14 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
       {"switches", "switches", "", 1, [](R r) { return Json(r.estimate->switches); }, 6},
       {"mfu_bf16_peak", "MFU bf16", "%", 0.01, [](R r) { return Json(r.estimate->mfu_bf16_peak); }, 3,
        Audience::kMachines},
+      {"unvalidated", "unvalidated", "", 1,
+       [](R r) {
+         // The features beyond the validation runs, without the "(validated up to N)" the JSON keeps.
+         std::string text;
+         for (const auto& flag : r.estimate->unvalidated)
+           text += (text.empty() ? "" : "; ") + flag.substr(0, flag.find(" ("));
+         return Json(text.empty() ? "-" : text);
+       }},
       {"collectives", "collectives", "", 1,
        [](R r) {
          const std::string text = describe_collectives(*r.estimate);
@@ -302,10 +366,15 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
 }  // namespace
 
 Table configurations_table(const std::vector<StepEstimate>& estimates, const std::string& title, bool rank,
-                           bool gpus) {
+                           bool gpus, std::string_view stack) {
   std::vector<RankedEstimate> rows;
   for (const auto& e : estimates) rows.push_back({static_cast<int>(rows.size()) + 1, &e});
   auto columns = configuration_columns();
+  if (!stack.empty()) {
+    columns.push_back({"stack", "stack", "", 1,
+                       [name = std::string(stack)](const RankedEstimate&) { return Json(name); }, 4,
+                       Audience::kMachines});
+  }
   if (gpus) {
     columns.insert(columns.begin(), {"gpus", "GPUs", "", 1,
                                      [](const RankedEstimate& r) { return Json(r.estimate->gpus); }, 6});
@@ -344,6 +413,15 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
           (st.recompute_layers > 0 ? " (" + std::to_string(st.recompute_layers) + " layers per chunk)" : "") +
           ", " + std::to_string(st.zero) + ", " + std::string(to_string(st.dtype)));
   row("step time (s)", e.step_time.value);
+  if (e.interval_coverage > 0.0) {
+    row("  " + format_number(100 * e.interval_coverage, 3) + "% interval (s)",
+        format_number(e.step_time_low.value, 4) + " - " + format_number(e.step_time_high.value, 4));
+  }
+  if (e.interval_coverage > 0.0 || !e.unvalidated.empty()) {
+    std::string flags;
+    for (const auto& flag : e.unvalidated) flags += (flags.empty() ? "" : ", ") + flag;
+    row("  unvalidated features", flags.empty() ? "none" : flags);
+  }
   row("tokens/s", e.tokens_per_s);
   row("model TFLOP/s per GPU", tflops(e.model_flops_per_gpu));
   row("hardware TFLOP/s per GPU", tflops(e.hardware_flops_per_gpu));

@@ -212,8 +212,10 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
   }
   const bool deadline = request.deadline.has_value();
   if (format == Format::kCsv) {
-    write_table(out, configurations_table(pareto ? result.pareto : result.top, "", true, deadline),
-                Format::kCsv);
+    write_table(
+        out,
+        configurations_table(pareto ? result.pareto : result.top, "", true, deadline, result.cluster.stack),
+        Format::kCsv);
     return;
   }
   std::ostringstream summary;
@@ -224,6 +226,8 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
     if (const std::string used = describe_collectives(result.top.front(), tuner_label(result.cluster));
         !used.empty())
       notes.push_back("#1 runs on " + result.cluster.gpu.library + ": " + used);
+    if (const std::string interval = describe_interval(result.top.front()); !interval.empty())
+      notes.push_back("#1 step time " + interval + " (data/intervals.yaml, docs/intervals.md)");
   }
   for (const auto& s : result.skipped_topologies) notes.push_back("skipped " + s);
 
@@ -231,7 +235,8 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
   std::vector<Table> tables;
   tables.push_back(configurations_table(result.top,
                                         "top " + std::to_string(result.top.size()) + " by " +
-                                            std::string(to_string(request.objective)) + "; " + basis,
+                                            std::string(to_string(request.objective)) +
+                                            (request.pessimistic ? ":high" : "") + "; " + basis,
                                         true, deadline));
   // The header names the fabric searched: one --topology choice replaces the base cluster's; several are
   // listed after it.

@@ -56,6 +56,16 @@ Table validation_table(const ValidationSummary& summary, const std::string& sour
                         format_number(100 * summary.mean_abs_error, 3) + "%, max " +
                         format_number(100 * summary.max_abs_error, 3) + "% over " +
                         std::to_string(summary.rows.size()) + " runs");
+  if (summary.interval_total > 0) {
+    table.notes.push_back(
+        format_number(100 * summary.interval_coverage, 3) +
+        "% prediction intervals (data/intervals.yaml): " + std::to_string(summary.interval_inside) + " of " +
+        std::to_string(summary.interval_total) + " measurements inside (" +
+        format_number(100.0 * summary.interval_inside / summary.interval_total, 3) +
+        "%), median half-width " + format_number(100 * summary.median_half_width, 3) +
+        "%; intervals built from these runs alone, each run against the others': " +
+        format_number(100 * summary.loo_coverage, 3) + "% inside");
+  }
   return table;
 }
 
@@ -64,7 +74,12 @@ Json validation_json(const ValidationSummary& summary) {
   document.set("runs", table_json(make_table(validation_run_fields(), summary.rows)))
       .set("median_abs_error", summary.median_abs_error)
       .set("mean_abs_error", summary.mean_abs_error)
-      .set("max_abs_error", summary.max_abs_error);
+      .set("max_abs_error", summary.max_abs_error)
+      .set("interval_coverage", summary.interval_total > 0 ? Json(summary.interval_coverage) : Json())
+      .set("interval_inside", summary.interval_inside)
+      .set("interval_total", summary.interval_total)
+      .set("median_half_width", summary.median_half_width)
+      .set("loo_coverage", summary.loo_coverage);
   return document;
 }
 

@@ -76,7 +76,14 @@ class Search {
       : request_(request),
         targets_(targets),
         counts_(counts),
-        zero2_asked_(request.space.zero.size() == 1 && request.space.zero.front() == 2) {
+        features_(request.stack ? request.stack->features : StackFeatures{}) {
+    // The pessimistic factor of each interval class (1 without intervals or unasked).
+    if (request.pessimistic && request.options.intervals) {
+      for (std::size_t c = 0; c < kClasses.size(); ++c) {
+        if (const IntervalClass* k = request.options.intervals->find(kClasses[c]))
+          high_factor_[c] = std::exp(k->high);
+      }
+    }
     for (size_t t = 0; t < targets_.size(); ++t) {
       for (size_t s = 0; s < targets_[t].space->splits().size(); ++s) {
         items_.emplace_back(static_cast<int>(t), static_cast<int>(s));
@@ -132,10 +139,10 @@ class Search {
         count_invalid(flags, s);
         return;
       }
-      // ZeRO-2 with pipelines runs under FSDP (data.hpp) but neither Megatron-LM (no ZeRO-2) nor DeepSpeed
-      // (PipelineEngine asserts stage < 2, deepspeed/runtime/pipe/engine.py): proposed only when asked for.
-      if (s.zero == 2 && s.pp > 1 && !zero2_asked_) {
-        ++p.rejected[static_cast<size_t>(std::countr_zero(static_cast<unsigned>(kZeroUnsupported)))];
+      // Only what the software stack runs (spec/stack.hpp).
+      if (const StackRefusal refusal = refuses(features_, s); refusal != StackRefusal::kNone) {
+        const auto bit = refusal == StackRefusal::kZero ? kZeroUnsupported : kStackUnsupported;
+        ++p.rejected[static_cast<size_t>(std::countr_zero(static_cast<unsigned>(bit)))];
         return;
       }
       // Full recompute of only as many layers per chunk as memory needs (Megatron-LM's block method), unless
@@ -168,6 +175,13 @@ class Search {
         return;
       }
       r.score = score(r.estimate);
+      if (request_.pessimistic) {
+        const std::string_view name = interval_class(estimator.model(), r.estimate.strategy);
+        const double f = high_factor_[name == kClasses[0] ? 0 : name == kClasses[1] ? 1 : 2];
+        r.score.time = Seconds(r.score.time.value * f);
+        r.score.cost = Usd(r.score.cost.value * f);
+        r.score.tco = Usd(r.score.tco.value * f);
+      }
       if (request_.deadline) {
         CountRecord& record = p.counts[static_cast<size_t>(target.count)];
         if (!record.fastest || faster(r, *record.fastest)) record.fastest = r;
@@ -219,8 +233,10 @@ class Search {
   const PlanRequest& request_;
   const std::vector<Target>& targets_;
   size_t counts_ = 0;
-  bool zero2_asked_ = false;                // the space offers ZeRO-2 only: --zero 2 pinned
-  std::vector<std::pair<int, int>> items_;  // (target, split)
+  StackFeatures features_;  // what the software stack runs
+  static constexpr std::array<std::string_view, 3> kClasses{"dense", "zero3", "moe"};
+  std::array<double, 3> high_factor_{1.0, 1.0, 1.0};  // e^high of each class (PlanRequest::pessimistic)
+  std::vector<std::pair<int, int>> items_;            // (target, split)
   std::atomic<size_t> next_{0};
   std::atomic<size_t> done_{0};
 };
@@ -438,7 +454,7 @@ std::string_view rejection_reason_name(int index) {
   static constexpr std::array<std::string_view, kRejectionReasonCount> kNames = {
       "bad_product",      "heads_indivisible",   "layers_indivisible", "batch_indivisible",
       "seq_indivisible",  "experts_indivisible", "dtype_unsupported",  "bad_degree",
-      "zero_unsupported", "out_of_memory",       "deadline_missed"};
+      "zero_unsupported", "stack_unsupported",   "out_of_memory",      "deadline_missed"};
   if (index < 0 || index >= kRejectionReasonCount) return "unknown";
   return kNames[static_cast<size_t>(index)];
 }
@@ -455,6 +471,8 @@ PlanRequest plan_request(const ModelSpec& model, const ClusterSpec& cluster, con
   request.training.compression = training.compression;
   request.space = pinned(SearchSpace{}, training.pins);
   request.options = estimate_options(training);
+  request.stack = training.stack_spec;
+  if (!training.stack.empty()) request.cluster.stack = training.stack;  // the stack rows name
   return request;
 }
 

@@ -2,6 +2,7 @@
 #include "costmodel/spec/catalog.hpp"
 
 #include <cmath>
+#include <memory>
 
 #include "costmodel/error.hpp"
 
@@ -38,6 +39,24 @@ const ScaleUpSpec& Catalog::scale_up(std::string_view name) const {
 }
 const ModelSpec& Catalog::model(std::string_view name) const {
   return find(models, name, "model");
+}
+const StackSpec& Catalog::stack(std::string_view name) const {
+  return find(stacks, name, "stack");
+}
+
+void resolve_stack(TrainingSpec& training, const Catalog& catalog, std::string_view cluster_stack) {
+  if (training.stack.empty())
+    training.stack = cluster_stack.empty() ? kDefaultStack : std::string(cluster_stack);
+  training.intervals = catalog.intervals;
+  if (catalog.stacks.empty()) return;
+  const StackSpec* stack = nullptr;
+  try {
+    stack = &catalog.stack(training.stack);
+  } catch (const Error& e) {
+    throw Error(ErrorLocation{}, "stack", e.message(), e.hint());
+  }
+  apply_stack(training, *stack);
+  training.stack_spec = std::make_shared<const StackSpec>(*stack);
 }
 
 const SwitchSpec& Catalog::default_switch_for(const LinkSpec& link) const {

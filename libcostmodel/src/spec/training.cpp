@@ -100,6 +100,15 @@ Algorithm algorithm(std::string_view text) {
 
 const std::vector<TrainingField>& training_fields() {
   static const std::vector<TrainingField> kFields = {
+      {"stack", "stack",
+       "software stack (costmodel catalog stacks): its features bound the plan, its launch sets the knobs "
+       "left unset: megatron-lm-2021|megatron-lm-2023|megatron-core|nemo|deepspeed|torchtitan|maxtext "
+       "[megatron-core]",
+       false,
+       [](TrainingSpec& spec, std::string_view text) {
+         if (text.empty()) throw Error("expected a stack name (costmodel catalog stacks), got ''");
+         spec.stack = std::string(text);
+       }},
       {"global_batch", "global-batch", "sequences per step [about 4M tokens]", false,
        [](TrainingSpec& spec, std::string_view text) { spec.global_batch = integer(text, 1); }},
       {"seq_len", "seq-len", "sequence length [the model's]", false,
@@ -325,8 +334,15 @@ const TrainingField& training_field(std::string_view key) {
   throw Error("unknown training field '" + std::string(key) + "'", ErrorKind::kInternal);
 }
 
+void assign_training_field(TrainingSpec& spec, const TrainingField& field, std::string_view text) {
+  field.set(spec, text);
+  const auto& fields = training_fields();
+  const auto index = static_cast<std::size_t>(&field - fields.data());
+  if (index < fields.size()) spec.given |= std::uint64_t{1} << index;
+}
+
 void set_training_field(TrainingSpec& spec, std::string_view key, std::string_view text) {
-  training_field(key).set(spec, text);
+  assign_training_field(spec, training_field(key), text);
 }
 
 ModelSpec with_sequence_length(ModelSpec model, const TrainingSpec& spec) {
@@ -362,8 +378,13 @@ Strategy pinned_strategy(const TrainingSpec& spec, const ModelSpec& model, int g
   st.bf16_gradients = spec.bf16_gradients;
   st.bf16_optimizer = spec.bf16_optimizer;
   st.fp8_params = spec.fp8_params;
-  st.overlap = p.overlap.value_or(true);
-  st.sequence_parallel = p.sequence_parallel.value_or(true);
+  // Unpinned, as the stack runs them (every feature without one).
+  const StackFeatures every;
+  const StackFeatures& f = spec.stack_spec ? spec.stack_spec->features : every;
+  const bool stack_overlap = f.dp_overlap && (*p.pp == 1 || f.dp_overlap_with_pipeline);
+  const bool stack_sp = f.sequence_parallel;
+  st.overlap = p.overlap.value_or(stack_overlap);
+  st.sequence_parallel = p.sequence_parallel.value_or(stack_sp);
   st.compression = spec.compression;
   return st;
 }

@@ -11,6 +11,7 @@
 
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/spec/cluster.hpp"
+#include "costmodel/spec/intervals.hpp"
 #include "costmodel/spec/model.hpp"
 #include "costmodel/spec/training.hpp"
 
@@ -67,7 +68,29 @@ struct ValidationSummary {
   double median_abs_error = 0;
   double mean_abs_error = 0;
   double max_abs_error = 0;
+  /// The catalog's prediction intervals on these runs: measured rows whose measured step falls inside
+  /// their best configuration's interval, of those with one (interval_total 0: no intervals).
+  int interval_inside = 0;
+  int interval_total = 0;
+  double interval_coverage = 0;  ///< the coverage the intervals state (0.8)
+  /// The median over those rows of the interval's half-width relative to the step: (high - low) / 2 / step.
+  double median_half_width = 0;
+  /// Intervals built from these runs alone (build_intervals()): each run's interval from the others.
+  double loo_coverage = 0;
 };
+
+/// A row's residual: log(measured step / predicted step) = log(1 + error) (throughputs compared).
+[[nodiscard]] double residual(const ValidationRow& row);
+
+/// Prediction intervals from validated runs (spec/intervals.hpp): per class (interval_class() of each run's
+/// model and best configuration) the conformal_bounds() of the residuals of its measured rows (a class of
+/// fewer than kMinClassRuns runs takes every run's); the leave-one-out
+/// coverage (each run against the quantiles of the others); and the envelope of what the runs exercised.
+/// `runs` and `summary.rows` correspond one to one.
+[[nodiscard]] IntervalModel build_intervals(const std::vector<PublishedRun>& runs,
+                                            const ValidationSummary& summary, double coverage = 0.8);
+/// Runs a class needs for quantiles of its own.
+inline constexpr int kMinClassRuns = 5;
 
 /// Validates every run: pins what the source states, plans the rest with `threads` workers.
 [[nodiscard]] ValidationSummary validate_runs(const std::vector<PublishedRun>& runs, int threads = 0);

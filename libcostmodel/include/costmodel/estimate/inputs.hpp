@@ -3,12 +3,15 @@
 // What every step-time term reads: the model's numbers prepared once, the split's communicator paths, and one
 // configuration's plain numbers (StepInputs), so that each term is a pure function of plain data.
 
+#include <memory>
 #include <optional>
+#include <string>
 
 #include "costmodel/network/collective.hpp"
 #include "costmodel/network/topology.hpp"
 #include "costmodel/spec/economics.hpp"
 #include "costmodel/spec/hardware.hpp"
+#include "costmodel/spec/intervals.hpp"
 #include "costmodel/spec/model.hpp"
 #include "costmodel/spec/strategy.hpp"
 
@@ -55,6 +58,11 @@ struct EstimateOptions {
   /// Megatron-Core --cuda-graph-impl: which host launches CUDA graphs replace (host_terms.hpp). Off by
   /// default, as in Megatron-Core.
   CudaGraphs cuda_graphs = CudaGraphs::kOff;
+  /// The software stack's name (TrainingSpec::stack), for the unvalidated flags; empty: none named.
+  std::string stack;
+  /// The catalog's prediction intervals (data/intervals.yaml): Estimator::describe_collectives() gives the
+  /// rows a user sees their interval and unvalidated flags; null: none.
+  std::shared_ptr<const IntervalModel> intervals;
 };
 
 /// The paths of one split's communicators (they depend on tp, pp, dp, cp and ep only) with their collectives'

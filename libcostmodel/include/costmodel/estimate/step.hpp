@@ -89,6 +89,15 @@ struct StepEstimate {
   StepBreakdown breakdown;   ///< where step_time goes, s
   /// What each communicator runs; empty until Estimator::describe_collectives() (plan rows, estimate).
   CollectiveChoices collectives{};
+  /// The prediction interval of step_time (EstimateOptions::intervals, spec/intervals.hpp): the measured step
+  /// falls in [step_time_low, step_time_high] for interval_coverage of the validated runs of its class; 0
+  /// until Estimator::describe_collectives() (plan rows, estimate), or without intervals.
+  Seconds step_time_low;
+  Seconds step_time_high;
+  double interval_coverage = 0.0;
+  /// The features it uses that no validation run exercised (unvalidated_features()); filled with the
+  /// interval.
+  std::vector<std::string> unvalidated;
   /// Wall-clock time to train EstimateOptions::tokens, when given: ideal_time / goodput.fraction.
   std::optional<Seconds> training_time;
   /// GPU-hours (wall-clock) x the GPU's rental price (USD), with EstimateOptions::tokens; the rental price is

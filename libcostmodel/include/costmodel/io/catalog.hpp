@@ -3,6 +3,7 @@
 // Loading the catalogs (spec/catalog.hpp): data/gpus.yaml, links.yaml, switches.yaml, scale_up.yaml and
 // models/*.yaml, strictly.
 
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,12 @@ bool register_package_data_dir(const char* path);
 /// The entries of a tuner plug-in catalog file (data/nccl-tuners.yaml), whose GPU and link names must be
 /// entries of `catalog`; throws Error at FILE:LINE:COL.
 [[nodiscard]] std::vector<NcclTuner> load_nccl_tuners_file(const std::string& path, const Catalog& catalog);
+/// Prediction intervals from data/intervals.yaml (spec/intervals.hpp); throws Error at FILE:LINE:COL.
+[[nodiscard]] IntervalModel load_intervals_file(const std::string& path);
+/// Writes `intervals` as load_intervals_file() reads it (its `source` naming the command that built it).
+void write_intervals(std::ostream& out, const IntervalModel& intervals);
+/// Software stacks from data/stacks.yaml (`stacks:` list).
+[[nodiscard]] std::vector<StackSpec> load_stacks_file(const std::string& path);
 
 /// Loads every catalog under `root`; throws Error (FILE:LINE:COL) on the first bad entry.
 [[nodiscard]] Catalog load_catalog(const std::string& root = default_data_root());

@@ -41,6 +41,9 @@ namespace costmodel {
 /// `tuner` ("dp allreduce ring/ll128 (aws-ofi-nccl tuner)"); empty when not described.
 [[nodiscard]] std::string describe_collectives(const StepEstimate& estimate,
                                                std::string_view tuner = "tuner plug-in");
+/// "80% interval 15.2-18.9 s; unvalidated: cp 8 (validated up to 2)": the estimate's prediction interval and
+/// its unvalidated features (StepEstimate::step_time_low, unvalidated); empty without an interval.
+[[nodiscard]] std::string describe_interval(const StepEstimate& estimate);
 /// "aws-ofi-nccl tuner": what describe_collectives() calls the cluster's NCCL tuner plug-in
 /// (ClusterSpec::nccl_tuner); "tuner plug-in" when it has none.
 [[nodiscard]] std::string tuner_label(const ClusterSpec& cluster);
@@ -52,9 +55,10 @@ namespace costmodel {
 [[nodiscard]] ClusterSpec cluster_of(const StepEstimate& estimate, const ClusterSpec& base);
 
 /// One row per estimate with the columns people read first (split, step time, TFLOP/s, MFU, memory, days,
-/// cost, capex, switches); `rank` adds a leading 1-based rank column, `gpus` a GPU-count column after it.
+/// cost, capex, switches); `rank` adds a leading 1-based rank column, `gpus` a GPU-count column after it,
+/// `stack` a last column naming the software stack (for machines).
 [[nodiscard]] Table configurations_table(const std::vector<StepEstimate>& estimates, const std::string& title,
-                                         bool rank = true, bool gpus = false);
+                                         bool rank = true, bool gpus = false, std::string_view stack = {});
 
 /// One configuration in detail for people: the configuration object flattened into labelled rows (split,
 /// step time and its breakdown, memory by term, days, cost, fabric), titled with the model and cluster.

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@
 #include "costmodel/search/space.hpp"
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/model.hpp"
+#include "costmodel/spec/stack.hpp"
 
 namespace costmodel {
 
@@ -53,6 +55,13 @@ struct PlanRequest {
   int closest = 3;                         ///< closest rejected candidates reported when nothing is feasible
   EstimateOptions options;
   std::optional<DeadlineSearch> deadline;  ///< requires options.tokens
+  /// The software stack: only what its features run is proposed (the rest counted under zero_unsupported
+  /// and stack_unsupported); null: every feature.
+  std::shared_ptr<const StackSpec> stack;
+  /// Rank by the pessimistic end of the prediction interval (--rank-by time:high): time, cost and TCO of
+  /// each candidate times e^high of its class (options.intervals, spec/intervals.hpp); without intervals,
+  /// by the estimate.
+  bool pessimistic = false;
 };
 
 /// Why candidates were rejected: the InvalidReason bits, then out of memory and a missed deadline.

@@ -9,8 +9,11 @@
 #include <vector>
 
 #include "costmodel/spec/hardware.hpp"
+#include "costmodel/spec/intervals.hpp"
 #include "costmodel/spec/model.hpp"
 #include "costmodel/spec/nccl_tuner.hpp"
+#include "costmodel/spec/stack.hpp"
+#include "costmodel/spec/training.hpp"
 
 namespace costmodel {
 
@@ -24,6 +27,9 @@ struct Catalog {
   std::vector<ModelSpec> models;
   /// NCCL tuner plug-ins (data/nccl-tuners.yaml); each link entry also holds those that list it.
   std::vector<std::shared_ptr<const NcclTuner>> nccl_tuners;
+  std::vector<StackSpec> stacks;  ///< software stacks (data/stacks.yaml)
+  /// Prediction intervals from the validation residuals (data/intervals.yaml); null when absent.
+  std::shared_ptr<const IntervalModel> intervals;
 
   /// The GPU entry `name` (e.g. "h100-sxm"); throws Error with the closest names if there is none.
   [[nodiscard]] const GpuSpec& gpu(std::string_view name) const;
@@ -35,8 +41,17 @@ struct Catalog {
   [[nodiscard]] const ScaleUpSpec& scale_up(std::string_view name) const;
   /// The model `name` of models/*.yaml (e.g. "gpt3-175b"); throws Error like gpu().
   [[nodiscard]] const ModelSpec& model(std::string_view name) const;
+  /// The software stack `name` (e.g. "megatron-core"); throws Error like gpu().
+  [[nodiscard]] const StackSpec& stack(std::string_view name) const;
   /// The catalog switch whose port speed matches `link` best (qm8700 for HDR, qm9700 for NDR, ...).
   [[nodiscard]] const SwitchSpec& default_switch_for(const LinkSpec& link) const;
 };
+
+/// Resolves `training`'s stack: its own name, else `cluster_stack` (a cluster file's `stack:`), else
+/// kDefaultStack; sets TrainingSpec::stack and stack_spec and applies it (apply_stack()), and attaches the
+/// catalog's prediction intervals (TrainingSpec::intervals). Throws Error
+/// (kInput, field "stack" or the refused knob's key) for an unknown stack or a set knob the stack lacks. A
+/// catalog without stacks leaves `training` unbounded.
+void resolve_stack(TrainingSpec& training, const Catalog& catalog, std::string_view cluster_stack = {});
 
 }  // namespace costmodel

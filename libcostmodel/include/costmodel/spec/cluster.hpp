@@ -35,6 +35,9 @@ struct ClusterSpec {
   GpuSpec gpu;            ///< the GPU model (a catalog entry or one built in code)
   int gpus = 0;           ///< GPUs in the cluster (a multiple of gpus_per_node)
   int gpus_per_node = 8;  ///< GPUs per node (server)
+  /// The software stack the cluster runs (a cluster file's `stack:`, data/stacks.yaml), for a training that
+  /// names none; empty: kDefaultStack (resolve_stack()).
+  std::string stack;
   /// The scale-up fabric when the cluster sets its own (a cluster file's `scale_up:`, a calibration);
   /// nullopt: the GPU entry's, which then follows `gpu` and `gpus_per_node` (scale_up_fabric()).
   std::optional<ScaleUpSpec> scale_up;

@@ -145,13 +145,16 @@ enum InvalidReason : std::uint32_t {
   kExpertsIndivisible = 1u << 5,  ///< ep vs experts and dp, or ep on a dense model
   kDtypeUnsupported = 1u << 6,
   kBadDegree = 1u << 7,  ///< a degree < 1, zero stage outside 0..3
-  /// ZeRO-2 with pipeline parallelism, which the planner proposes only when ZeRO-2 is asked for (Megatron-LM
-  /// has no ZeRO-2 and DeepSpeed's PipelineEngine refuses it; FSDP runs it: planner.cpp). check() never sets
-  /// it.
+  /// A ZeRO stage the software stack does not run, alone or with pipeline parallelism (spec/stack.hpp; e.g.
+  /// ZeRO-2 with pp > 1: Megatron-LM has no ZeRO-2 and DeepSpeed's PipelineEngine refuses it, FSDP2 runs
+  /// it). check() never sets it; the planner counts it.
   kZeroUnsupported = 1u << 8,
+  /// Another feature the software stack lacks (context or expert parallelism, interleaving, sequence
+  /// parallelism, selective recompute, DP overlap: spec/stack.hpp). check() never sets it.
+  kStackUnsupported = 1u << 9,
 };
 /// InvalidReason bits (kValid excluded).
-inline constexpr int kInvalidReasonBits = 9;
+inline constexpr int kInvalidReasonBits = 10;
 
 /// How Megatron-LM is told an uneven split that check_layers() accepts: the first/last stage's layer counts
 /// (--decoder-first/last-pipeline-num-layers) when vpp divides every stage's layers, else the embedding

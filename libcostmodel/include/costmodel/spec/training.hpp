@@ -7,14 +7,18 @@
 // own reader; set_training_field() by key), so that every input accepts the same values with the same words.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "costmodel/spec/collective.hpp"
 #include "costmodel/spec/economics.hpp"
 #include "costmodel/spec/hardware.hpp"
+#include "costmodel/spec/intervals.hpp"
 #include "costmodel/spec/model.hpp"
+#include "costmodel/spec/stack.hpp"
 #include "costmodel/spec/strategy.hpp"
 
 namespace costmodel {
@@ -60,6 +64,17 @@ struct TrainingSpec {
   Pins pins;                                  ///< knobs fixed by the user or the source
   EconomicsSpec economics;                    ///< cost basis, amortisation, electricity, PUE
   ReliabilitySpec reliability;                ///< interruptions, checkpoints and restarts (goodput)
+  /// The software stack's name (data/stacks.yaml); empty: the cluster file's `stack:`, else kDefaultStack.
+  std::string stack;
+  /// The stack resolve_stack() applied (its defaults set, its features bounding the planner); null: none,
+  /// every feature allowed (a TrainingSpec built in code without a catalog).
+  std::shared_ptr<const StackSpec> stack_spec;
+  /// The catalog's prediction intervals, attached by resolve_stack() (EstimateOptions::intervals); null:
+  /// none.
+  std::shared_ptr<const IntervalModel> intervals;
+  /// Bit i: training_fields()[i] was set by the user or the source (assign_training_field()), so that a
+  /// stack's defaults do not override it.
+  std::uint64_t given = 0;
 };
 
 /// One knob of TrainingSpec, declared once: `key` in YAML (runs files, scenarios' training.*), `flag` on the
@@ -77,6 +92,9 @@ struct TrainingField {
 
 /// Every field, in the order --help lists them.
 [[nodiscard]] const std::vector<TrainingField>& training_fields();
+
+/// Sets `field` of `spec` from `text` (TrainingField::set) and marks it as given (TrainingSpec::given).
+void assign_training_field(TrainingSpec& spec, const TrainingField& field, std::string_view text);
 
 /// The field whose key is `key`; an unknown key is an internal error.
 [[nodiscard]] const TrainingField& training_field(std::string_view key);
