@@ -51,6 +51,20 @@ inline double attention_gemms(const StepInputs& in) {
   const GpuSpec& gpu = in.gpu;
   const Dtype dt = in.strategy.dtype;
   const double T = in.tokens, h = in.hidden, q = in.q_dim, t = in.tp;
+  if (in.model.mla) {
+    // MLA (DeepSeek-V2 §2.1): the down projections whole on every rank, the up projections and the output
+    // projection split by heads (Megatron-Core multi_latent_attention.py: duplicated TELinear, then column-
+    // and row-parallel linears).
+    const MlaSpec& a = *in.model.mla;
+    const double q_lora = static_cast<double>(a.q_lora_rank), kv_lora = static_cast<double>(a.kv_lora_rank);
+    const double heads = in.model.heads / t;
+    const double kv_up = heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim);
+    const double down = (q_lora > 0.0 ? gemm_seconds(gpu, dt, T, q_lora, h) : 0.0) +
+                        gemm_seconds(gpu, dt, T, kv_lora + static_cast<double>(a.qk_rope_head_dim), h);
+    const double q_proj = gemm_seconds(gpu, dt, T, q / t, q_lora > 0.0 ? q_lora : h);
+    return down + q_proj + gemm_seconds(gpu, dt, T, kv_up, kv_lora) +
+           gemm_seconds(gpu, dt, T, h, in.terms.out_dim / t);
+  }
   return gemm_seconds(gpu, dt, T, q / t + 2.0 * in.kv_per_rank, h) + gemm_seconds(gpu, dt, T, h, q / t);
 }
 
@@ -96,12 +110,17 @@ inline double attention_core(const StepInputs& in) {
   // moves the T x s scores per head through HBM: QK^T write (2 B), softmax read and write (4 B), dropout
   // mask, read and write (5 B), read by scores·V (2 B): 13 bytes per score (Korthikanti et al. 2022 §4.1),
   // 8 without attention dropout.
-  if (in.options.flash_attention)
+  // MLA: QK^T at head width nope + rope, scores·V at v_head_dim (out_dim = heads · v_head_dim).
+  const double out = in.terms.out_dim;
+  if (in.options.flash_attention) {
+    if (in.model.mla) return T * s * (q + out) / t / (gpu.peak(dt).value * gpu.efficiency.attention);
     return 2.0 * T * s * q / t / (gpu.peak(dt).value * gpu.efficiency.attention);
+  }
   const double heads = in.model.heads / t;
   const double hd = in.head_dim;
+  const double value_hd = out / in.model.heads;
   return heads * st.micro_batch *
-             (gemm_seconds(gpu, dt, s / st.cp, s, hd) + gemm_seconds(gpu, dt, s / st.cp, hd, s)) +
+             (gemm_seconds(gpu, dt, s / st.cp, s, hd) + gemm_seconds(gpu, dt, s / st.cp, value_hd, s)) +
          memory_bound_seconds(gpu, (in.model.has_dropout() ? 13.0 : 8.0) * heads * T * s);
 }
 
@@ -192,6 +211,16 @@ inline double logits(const StepInputs& in) {
   return 3.0 * gemm_seconds(gpu, dt, T, V / t, h) + memory_bound_seconds(gpu, T * V / t * 12.0);
 }
 
+// The MTP modules on the last stage (Megatron-Core multi_token_prediction.py): each one more layer (taken as
+// the mean layer), its eh_proj (2h -> h, column-parallel) in 3 GEMM passes, and the output head once more
+// (DeepSeek-V3 §2.2).
+inline double mtp_modules(const StepInputs& in, double layer, double logits_time) {
+  if (in.model.mtp_layers <= 0) return 0.0;
+  const double T = in.tokens, h = in.hidden;
+  const double projection = 3.0 * gemm_seconds(in.gpu, in.strategy.dtype, T, h / in.tp, 2.0 * h);
+  return in.model.mtp_layers * (layer + projection + logits_time);
+}
+
 // One layer forward + backward + recompute, and the most loaded stage (the layers of the StageLayers, the
 // logits on the last stage; with one stage both).
 inline StageCompute stage(const StepInputs& in) {
@@ -201,9 +230,11 @@ inline StageCompute stage(const StepInputs& in) {
   c.layer_recompute = Seconds(layer_recompute(in, c.layer_forward));
   c.layer = Seconds(c.layer_forward.total.value + c.layer_backward.total.value + c.layer_recompute.value);
   c.logits = Seconds(logits(in));
+  c.mtp = Seconds(mtp_modules(in, c.layer.value, c.logits.value));
   const StageLayers& s = in.stages;
   const double layer = c.layer.value;
-  c.stage = Seconds(std::max({s.first * layer, s.middle * layer, s.last * layer + c.logits.value}));
+  c.stage =
+      Seconds(std::max({s.first * layer, s.middle * layer, s.last * layer + c.logits.value + c.mtp.value}));
   return c;
 }
 

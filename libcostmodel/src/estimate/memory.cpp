@@ -18,13 +18,24 @@ StageParameters stage_parameters(const ModelSpec& model, const ModelTerms& terms
   const double t = st.tp, ep = st.ep, et = st.expert_tp();
   const double expert_per_layer = terms.expert_params_per_layer;
   const double dense_per_layer = terms.params_per_layer - expert_per_layer;
-  double dense = layers * dense_per_layer / t;
+  // MLA's down projections are whole on every TP rank (ModelSpec::attention_replicated_parameters()).
+  const double replicated = terms.params_replicated_per_layer;
+  double dense = replicated > 0.0 ? layers * ((dense_per_layer - replicated) / t + replicated)
+                                  : layers * dense_per_layer / t;
+  double experts = layers * expert_per_layer / (et * ep);
   // The first stage holds the input embedding, the last the output layer; Megatron-LM keeps a copy of a
   // tied embedding there when they differ (megatron/core/models/common/language_module, setup_embeddings_
   // and_output_layer), a single stage holds a tied one once.
   if (first) dense += terms.params_embedding / t;
   if (last && (st.pp > 1 || !model.tied_embeddings)) dense += terms.params_output / t;
-  return {dense, layers * expert_per_layer / (et * ep)};
+  // Megatron-Core builds the MTP modules on the last pipeline stage (megatron/core/transformer/
+  // multi_token_prediction.py, get_mtp_num_layers_to_build, commit d98e8a64ddf3).
+  if (last && terms.params_mtp > 0.0) {
+    const double mtp_dense = terms.params_mtp - terms.expert_params_mtp;
+    dense += (mtp_dense - terms.mtp_layers * replicated) / t + terms.mtp_layers * replicated;
+    experts += terms.expert_params_mtp / (et * ep);
+  }
+  return {dense, experts};
 }
 
 namespace {
@@ -203,7 +214,8 @@ void for_each_stage(const ModelSpec& model, const ModelTerms& terms, const GpuSp
     m.index = index;
     const StageParameters params = stage_parameters(model, terms, st, stage_layer_count, first, last);
     m.states = shard_model_states(params, st, gathered);
-    m.layers = stage_layer_count;
+    // The last stage also holds the activations of its MTP modules' layers (stage_parameters()).
+    m.layers = stage_layer_count + (last ? model.mtp_layers : 0);
     m.in_flight = in_flight(st, index);
     m.logits = last ? logits : 0.0;
     m.fixed = m.states.total() + m.logits + gpu.memory_reserve.value;

@@ -80,12 +80,14 @@ ModelTerms model_terms(const ModelSpec& model) {
   terms.head_dim = static_cast<double>(model.head_dim());
   terms.q_dim = static_cast<double>(model.q_dim());
   terms.kv_dim = static_cast<double>(model.kv_dim());
+  terms.out_dim = static_cast<double>(model.out_dim());
   terms.ffn_hidden = static_cast<double>(model.ffn_hidden);
   terms.vocab = static_cast<double>(model.vocab);
   terms.seq_len = static_cast<double>(model.seq_len);
   terms.moe_share = model.is_moe() ? static_cast<double>(model.moe_layers()) / model.layers : 0.0;
   const ParameterCount p = count_parameters(model);
-  terms.params_total = p.total;
+  // The weights trained and checkpointed: the main model's and the MTP modules'.
+  terms.params_total = p.total + p.mtp;
   const double h = static_cast<double>(model.hidden);
   terms.params_embedding = static_cast<double>(model.vocab) * h;
   if (model.position == PositionEmbedding::kLearned)
@@ -99,7 +101,12 @@ ModelTerms model_terms(const ModelSpec& model) {
     const double expert =
         g * static_cast<double>(model.hidden) * static_cast<double>(model.moe->expert_ffn_hidden);
     terms.expert_params_per_layer = expert * model.moe->experts * model.moe_layers() / model.layers;
+    if (model.moe_layers() > 0) terms.expert_params_mtp = model.mtp_layers * expert * model.moe->experts;
   }
+  terms.params_attention = model.attention_parameters();
+  terms.params_replicated_per_layer = model.attention_replicated_parameters();
+  terms.params_mtp = p.mtp;
+  terms.mtp_layers = model.mtp_layers;
   const FlopsPerToken f = flops_per_token(model, model.seq_len, false);
   terms.model_flops_per_token = f.forward + f.backward;
   terms.recompute_flops_full = f.recompute_full;
@@ -389,7 +396,7 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   l.accumulate_last = accumulate.last_end.value;
   l.core_forward = compute.layer_forward.attention_core.value;
   l.core_backward = compute.layer_backward.attention_core.value;
-  l.logits = compute.logits.value;
+  l.logits = compute.logits.value + compute.mtp.value;  // both on the last stage
   l.efficiency = in.gpu.efficiency.overlap;
   const TensorParallelLayer tp = tensor_parallel_layer(in, compute.layer_forward, l.efficiency);
   l.tp = tp.exposed.value;

@@ -42,7 +42,15 @@ inline LayerModules layer_modules(const ModelSpec& model, const ModelTerms& term
   const double fc1 = (model.ffn == FfnKind::kGelu ? 1.0 : 2.0) * terms.ffn_hidden;
   LayerModules m;
   m.weights = {h * qkv / t, h * terms.q_dim / t, h * fc1 / t, h * terms.ffn_hidden / t};
-  if (model.bias) m.biases = {qkv / t, h, fc1 / t, h};
+  if (model.mla) {
+    // MLA: the down and up projections as the first module (the down ones whole on every rank), the output
+    // projection heads·v_head_dim x h.
+    const double out = h * terms.out_dim, replicated = terms.params_replicated_per_layer;
+    m.weights[0] = (terms.params_attention - out - replicated) / t + replicated;
+    m.weights[1] = out / t;
+  } else if (model.bias) {
+    m.biases = {qkv / t, h, fc1 / t, h};
+  }
   m.norm_tensors = 2.0 * (model.norm == NormKind::kLayerNorm ? 2.0 : 1.0);
   return m;
 }

@@ -611,6 +611,39 @@ SwitchSpec read_switch(Map& map, const SwitchSpec* base, bool catalog_entry) {
   return s;
 }
 
+namespace {
+
+// Multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank turns it on and the head widths are then
+// required; any other MLA key makes kv_lora_rank required (a misspelling of it reported as such).
+std::optional<MlaSpec> read_mla(Map& map, const ModelSpec& m) {
+  static const char* const kKeys[] = {"q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"};
+  bool any = map.has("kv_lora_rank");
+  for (const char* key : kKeys) any = map.has(key) || any;
+  if (!any) return std::nullopt;
+  MlaSpec mla;
+  // kv_lora_rank last: the others read, a present key close to its name (kv_lora_rnak) is its misspelling.
+  mla.q_lora_rank = map.optional_integer("q_lora_rank", 0, kMaxDimension).value_or(0);
+  mla.qk_rope_head_dim = map.integer("qk_rope_head_dim", 1, 1 << 16);
+  mla.qk_nope_head_dim = map.integer("qk_nope_head_dim", 0, 1 << 16);
+  mla.v_head_dim = map.integer("v_head_dim", 1, 1 << 16);
+  mla.kv_lora_rank = map.integer("kv_lora_rank", 1, kMaxDimension);
+  // MLA gives every query head its own key and value (DeepSeek-V2 §2.1.2) and sets the head widths itself.
+  if (m.kv_heads != m.heads) {
+    throw map.error_at("kv_heads",
+                       "multi-head latent attention has one key and value head per query head: "
+                       "kv_heads must equal heads (" +
+                           std::to_string(m.heads) + ")");
+  }
+  if (m.head_size != 0) {
+    throw map.error_at("head_dim",
+                       "with multi-head latent attention the head widths are qk_nope_head_dim, "
+                       "qk_rope_head_dim and v_head_dim; drop head_dim");
+  }
+  return mla;
+}
+
+}  // namespace
+
 ModelSpec read_model(Map& map, const std::string& default_name) {
   ModelSpec m;
   m.name = map.optional_string("name").value_or(default_name);
@@ -648,10 +681,20 @@ ModelSpec read_model(Map& map, const std::string& default_name) {
     spec.expert_ffn_hidden =
         moe.optional_integer("expert_ffn_hidden", 1, kMaxDimension).value_or(m.ffn_hidden);
     spec.shared_experts = static_cast<int>(moe.optional_integer("shared_experts", 0, 1 << 16).value_or(0));
+    spec.first_dense_layers =
+        static_cast<int>(moe.optional_integer("first_dense_layers", 0, m.layers - 1).value_or(0));
+    if (m.layers - spec.first_dense_layers < spec.every) {
+      throw moe.error_at("first_dense_layers", "leaves no MoE layer: " + std::to_string(m.layers) +
+                                                   " layers, the first " +
+                                                   std::to_string(spec.first_dense_layers) +
+                                                   " dense, then one in every " + std::to_string(spec.every));
+    }
     moe.finish();
     m.moe = spec;
   }
-  if (m.head_size == 0 && m.hidden % m.heads != 0) {
+  m.mla = read_mla(map, m);
+  m.mtp_layers = static_cast<int>(map.optional_integer("mtp_layers", 0, kMaxLayers).value_or(0));
+  if (m.head_size == 0 && !m.mla && m.hidden % m.heads != 0) {
     throw map.error_at("heads", "hidden (" + std::to_string(m.hidden) + ") is not divisible by heads (" +
                                     std::to_string(m.heads) + "); give head_dim explicitly");
   }

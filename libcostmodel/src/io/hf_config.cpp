@@ -106,12 +106,43 @@ void add_experts(const HfFields& f, ModelSpec& m) {
   m.moe = moe;
 }
 
+/// DeepSeek-V2/V3 (HF modeling_deepseek.py, DeepseekV3Config): a Llama-style body with multi-head latent
+/// attention, DeepSeekMoE layers after the first first_k_dense_replace dense ones (every moe_layer_freq-th),
+/// and num_nextn_predict_layers MTP modules (DeepSeek-V3 README_WEIGHTS.md).
+ModelSpec deepseek(const HfFields& f) {
+  ModelSpec m = llama_style(f);
+  MlaSpec mla;
+  mla.q_lora_rank = f.optional_integer("q_lora_rank", 0).value_or(0);  // null in DeepSeek-V2-Lite
+  mla.kv_lora_rank = f.integer("kv_lora_rank");
+  mla.qk_rope_head_dim = f.integer("qk_rope_head_dim");
+  mla.qk_nope_head_dim = f.optional_integer("qk_nope_head_dim", 0).value_or(0);
+  mla.v_head_dim = f.integer("v_head_dim");
+  m.mla = mla;
+  m.head_size = 0;
+  m.kv_heads = m.heads;  // one key and value head per query head (DeepSeek-V2 §2.1.2)
+  if (f.optional_integer("n_routed_experts").value_or(0) > 0) {
+    MoeSpec moe;
+    moe.experts = static_cast<int>(f.integer("n_routed_experts"));
+    moe.top_k = static_cast<int>(f.integer("num_experts_per_tok"));
+    moe.expert_ffn_hidden = f.integer("moe_intermediate_size");
+    moe.shared_experts = static_cast<int>(f.optional_integer("n_shared_experts", 0).value_or(0));
+    moe.first_dense_layers = static_cast<int>(f.optional_integer("first_k_dense_replace", 0).value_or(0));
+    moe.every = static_cast<int>(f.optional_integer("moe_layer_freq").value_or(1));
+    if (m.layers - moe.first_dense_layers < moe.every) {
+      throw f.error("first_k_dense_replace", "leaves no MoE layer among num_hidden_layers");
+    }
+    m.moe = moe;
+  }
+  m.mtp_layers = static_cast<int>(f.optional_integer("num_nextn_predict_layers", 0).value_or(0));
+  return m;
+}
+
 ModelSpec read_config(const HfFields& f, const std::string& type) {
-  if (f.has("kv_lora_rank") || type == "deepseek_v2" || type == "deepseek_v3") {
-    throw f.error(
-        "kv_lora_rank",
-        "multi-head latent attention (DeepSeek-V2/V3) is not modelled; describe the model in a model "
-        "YAML with equivalent attention dimensions");
+  if (type == "deepseek_v2" || type == "deepseek_v3") return deepseek(f);
+  if (f.has("kv_lora_rank")) {
+    throw f.error("kv_lora_rank",
+                  "multi-head latent attention is read from model_type deepseek_v2 and deepseek_v3 only; "
+                  "describe the model in a model YAML (q_lora_rank, kv_lora_rank, ...)");
   }
   if (type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3") return llama_style(f);
   if (type == "mixtral" || type == "qwen2_moe" || type == "qwen3_moe") {
@@ -169,8 +200,9 @@ ModelSpec read_config(const HfFields& f, const std::string& type) {
 }  // namespace
 
 const std::vector<std::string>& hf_model_types() {
-  static const std::vector<std::string> kTypes = {"llama", "mistral",   "mixtral",  "qwen2", "qwen2_moe",
-                                                  "qwen3", "qwen3_moe", "gpt_neox", "opt",   "falcon"};
+  static const std::vector<std::string> kTypes = {"llama",     "mistral", "mixtral",     "qwen2",
+                                                  "qwen2_moe", "qwen3",   "qwen3_moe",   "gpt_neox",
+                                                  "opt",       "falcon",  "deepseek_v2", "deepseek_v3"};
   return kTypes;
 }
 
@@ -191,7 +223,7 @@ ModelSpec from_document(const yaml::Document& document) {
   const std::string folder = path.parent_path().filename().string();
   m.name = fields.string("_name_or_path", folder.empty() ? path.stem().string() : folder);
   m.source = "Hugging Face config.json: " + filename;
-  if (m.head_size == 0 && m.hidden % m.heads != 0) {
+  if (m.head_size == 0 && !m.mla && m.hidden % m.heads != 0) {
     throw fields.error("num_attention_heads",
                        "hidden_size is not divisible by num_attention_heads and the "
                        "config gives no head_dim");

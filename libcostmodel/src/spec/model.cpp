@@ -47,8 +47,73 @@ std::optional<Recompute> parse_recompute(std::string_view name) {
 
 int ModelSpec::moe_layers() const {
   if (!is_moe()) return 0;
-  // Every `every`-th layer is a MoE layer (GShard/Switch convention: layers every, 2*every, ...).
-  return moe->every > 0 ? layers / moe->every : 0;
+  // Every `every`-th layer is a MoE layer (GShard/Switch convention: layers every, 2*every, ...), counted
+  // after the first_dense_layers dense ones (DeepSeek-V3 config.json first_k_dense_replace: layers 3..60).
+  const int sparse_candidates = layers - moe->first_dense_layers;
+  return moe->every > 0 && sparse_candidates > 0 ? sparse_candidates / moe->every : 0;
+}
+
+namespace {
+
+double norm_of_width(NormKind kind, double width) {
+  return kind == NormKind::kLayerNorm ? 2.0 * width : width;
+}
+
+// MLA's weight matrices, elements (DeepSeek-V2 §2.1.2-2.1.3, eqs. 9-14; HF modeling_deepseek.py
+// DeepseekV3Attention): q_a_proj h x q_lora and q_b_proj q_lora x heads·qk (or one q_proj h x heads·qk),
+// kv_a_proj_with_mqa h x (kv_lora + rope), kv_b_proj kv_lora x heads·(nope + v), o_proj heads·v x h.
+struct MlaMatrices {
+  double replicated = 0;  // the down projections (q_a_proj, kv_a_proj_with_mqa)
+  double split = 0;       // q_b_proj (or q_proj), kv_b_proj and o_proj
+};
+
+MlaMatrices mla_matrices(const ModelSpec& m) {
+  const MlaSpec& a = *m.mla;
+  const double h = static_cast<double>(m.hidden), heads = m.heads;
+  const double q_lora = static_cast<double>(a.q_lora_rank), kv_lora = static_cast<double>(a.kv_lora_rank);
+  const double qk = static_cast<double>(a.qk_head_dim()), rope = static_cast<double>(a.qk_rope_head_dim);
+  const double nope = static_cast<double>(a.qk_nope_head_dim), v = static_cast<double>(a.v_head_dim);
+  MlaMatrices w;
+  w.replicated = h * (kv_lora + rope) + (q_lora > 0.0 ? h * q_lora : 0.0);
+  w.split = (q_lora > 0.0 ? q_lora : h) * heads * qk + kv_lora * heads * (nope + v) + heads * v * h;
+  return w;
+}
+
+// MLA's norms on the compressed latents (HF modeling_deepseek.py DeepseekV3Attention: q_a_layernorm,
+// kv_a_layernorm, RMSNorms), whole on every TP rank.
+double mla_latent_norms(const ModelSpec& m) {
+  const double q_lora = static_cast<double>(m.mla->q_lora_rank);
+  return norm_of_width(m.norm, static_cast<double>(m.mla->kv_lora_rank)) +
+         (q_lora > 0.0 ? norm_of_width(m.norm, q_lora) : 0.0);
+}
+
+// Elements of one layer's attention weight matrices (no biases, no norms): the multiply-adds per token.
+double attention_matrices(const ModelSpec& m) {
+  if (m.mla) {
+    const MlaMatrices w = mla_matrices(m);
+    return w.replicated + w.split;
+  }
+  const double h = static_cast<double>(m.hidden);
+  // Q and output projection h x q_dim, K and V h x kv_dim (GQA, Ainslie et al. 2023).
+  return 2.0 * h * static_cast<double>(m.q_dim()) + 2.0 * h * static_cast<double>(m.kv_dim());
+}
+
+}  // namespace
+
+double ModelSpec::attention_parameters() const {
+  // MLA's projections carry no biases (DeepSeek-V2/V3 config.json attention_bias false).
+  if (mla) return attention_matrices(*this) + mla_latent_norms(*this);
+  double params = attention_matrices(*this);
+  if (bias) params += static_cast<double>(q_dim() + hidden + 2 * kv_dim());
+  return params;
+}
+
+double ModelSpec::attention_replicated_parameters() const {
+  // Megatron-Core's MLA builds linear_q_down_proj and linear_kv_down_proj as TELinear with parallel_mode
+  // 'duplicated' (megatron/core/transformer/multi_latent_attention.py, MLASelfAttention.__init__, and
+  // megatron/core/models/gpt/gpt_layer_specs.py, commit d98e8a64ddf3): whole on every TP rank.
+  if (!mla) return 0.0;
+  return mla_matrices(*this).replicated + mla_latent_norms(*this);
 }
 
 namespace {
@@ -74,14 +139,10 @@ double norm_parameters(const ModelSpec& m) {
 
 ParameterCount count_parameters(const ModelSpec& m) {
   const double h = static_cast<double>(m.hidden);
-  const double kv = static_cast<double>(m.kv_dim());
   const double layers = m.layers;
   ParameterCount count;
 
-  const double q = static_cast<double>(m.q_dim());
-  // Attention: Q and output projection h x q_dim, K and V h x kv_dim (GQA, Ainslie et al. 2023), biases.
-  double attention = 2.0 * h * q + 2.0 * h * kv;
-  if (m.bias) attention += q + h + 2.0 * kv;
+  const double attention = m.attention_parameters();
   const double norms_per_layer = 2.0 * norm_parameters(m);
   const double dense_mlp = mlp_parameters(m, static_cast<double>(m.ffn_hidden));
 
@@ -106,21 +167,26 @@ ParameterCount count_parameters(const ModelSpec& m) {
 
   count.total = count.attention + count.mlp + count.norms + count.embedding;
   count.active = count.total - moe_layers * (moe_total - moe_active);
+  // An MTP module (DeepSeek-V3 §2.2; HF weights model.layers.61): one layer like the model's last (a MoE one
+  // when the model has MoE layers), eh_proj 2h x h, enorm, hnorm and its head's norm; embedding and output
+  // head shared with the main model.
+  const double last_mlp = moe_layers > 0 ? moe_total : dense_mlp;
+  count.mtp =
+      m.mtp_layers * (attention + last_mlp + norms_per_layer + 2.0 * h * h + 3.0 * norm_parameters(m));
   return count;
 }
 
 FlopsPerToken flops_per_token(const ModelSpec& m, std::int64_t seq_len, bool causal) {
   const double h = static_cast<double>(m.hidden);
-  const double kv = static_cast<double>(m.kv_dim());
   const double s = static_cast<double>(seq_len);
   const double layers = m.layers;
   FlopsPerToken f;
 
   // 2 FLOPs per multiply-add (Kaplan et al. 2020 §2.1; Narayanan et al. 2021 §5.1).
-  const double q = static_cast<double>(m.q_dim());
-  const double attention_linear = 2.0 * (2.0 * h * q + 2.0 * h * kv);
-  // QK^T and scores x V: 2·s·h each per token over the whole s x s matrix; causal masking halves it.
-  const double scores = 4.0 * s * q * (causal ? 0.5 : 1.0);
+  const double attention_linear = 2.0 * attention_matrices(m);
+  // QK^T and scores x V: 2·s·q_dim and 2·s·(heads x value width) per token over the whole s x s matrix
+  // (4·s·h for MHA); causal masking halves it. MLA: q_dim = heads·(nope + rope), values heads·v_head_dim.
+  const double scores = 2.0 * s * static_cast<double>(m.q_dim() + m.out_dim()) * (causal ? 0.5 : 1.0);
   const double dense_mlp = 2.0 * mlp_matrices(m.ffn) * h * static_cast<double>(m.ffn_hidden);
   double moe_mlp = 0.0;
   if (m.is_moe()) {
@@ -129,14 +195,18 @@ FlopsPerToken flops_per_token(const ModelSpec& m, std::int64_t seq_len, bool cau
   }
   const double moe_layers = m.moe_layers();
 
-  f.attention_scores = layers * scores;
   f.logits = 2.0 * h * static_cast<double>(m.vocab);
+  // Each MTP module runs one more layer (a MoE one when the model has them), its 2h x h projection and the
+  // shared output head once more per token (DeepSeek-V3 §2.2, Figure 3).
+  const double mtp_layer = attention_linear + scores + (moe_layers > 0 ? moe_mlp : dense_mlp);
+  f.mtp = m.mtp_layers * (mtp_layer + 2.0 * 2.0 * h * h + f.logits);
+  f.attention_scores = (layers + m.mtp_layers) * scores;
   f.forward = layers * (attention_linear + scores) + (layers - moe_layers) * dense_mlp +
-              moe_layers * moe_mlp + f.logits;
+              moe_layers * moe_mlp + f.logits + f.mtp;
   f.backward = 2.0 * f.forward;  // gradients w.r.t. inputs and weights (Narayanan et al. 2021 §5.1)
   // Full recompute runs every layer's forward again, not the logits layer (Narayanan et al. 2021 eq. 3:
-  // 4 passes over the transformer layers, 3 over the logits).
-  f.recompute_full = f.forward - f.logits;
+  // 4 passes over the transformer layers, 3 over the logits), nor an MTP module's logits.
+  f.recompute_full = f.forward - f.logits * (1.0 + m.mtp_layers);
   f.recompute_selective = f.attention_scores;  // Korthikanti et al. 2022 §5: only the attention core
   return f;
 }
@@ -170,23 +240,45 @@ double activation_bytes_per_layer(const ModelSpec& m, std::int64_t seq_len, std:
   // replicated across TP ranks: LN inputs 4sbh, QKV input 2sbh, MLP input 2sbh, two dropout masks 2sbh
   // (none without dropout: ModelSpec::dropout). Under FP8 the QKV and MLP inputs are kept as FP8 (sbh each).
   const double masks = m.has_dropout() ? 2.0 : 0.0;
-  const double replicated = ((fp8_inputs ? 6.0 : 8.0) + masks) * sbh;
+  double replicated = ((fp8_inputs ? 6.0 : 8.0) + masks) * sbh;
   // split by TP: Q 2sbh and K 2sb·kv (for QK^T), V 2sb·kv, projection input 2sbh (FP8: sbh) ...
   double split = (fp8_inputs ? 3.0 : 4.0) * s * b * q + 4.0 * s * b * kv;
+  if (m.mla) {
+    // MLA (DeepSeek-V2 §2.1) by the same accounting: Q and K at heads·(nope + rope), V at heads·v_head_dim
+    // (at least one head per rank), the projection's input heads·v_head_dim (FP8: 1 byte); and, whole on
+    // every TP rank like the layer input (Megatron-Core's duplicated down projections), each latent twice
+    // (its RMSNorm's input and the up projection's input, q_lora and kv_lora wide) and the RoPE key.
+    const MlaSpec& mla = *m.mla;
+    const double v = std::max(static_cast<double>(m.v_dim()), t * static_cast<double>(mla.v_head_dim));
+    const double out = static_cast<double>(m.out_dim());
+    split = 2.0 * s * b * q + 2.0 * s * b * kv + 2.0 * s * b * v + (fp8_inputs ? 1.0 : 2.0) * s * b * out;
+    replicated += s * b *
+                  (4.0 * static_cast<double>(mla.q_lora_rank + mla.kv_lora_rank) +
+                   2.0 * static_cast<double>(mla.qk_rope_head_dim));
+  }
   // ... and the MLP's intermediate activations: GELU input and output 2 x 2sbf (16sbh at f = 4h);
   // a gated MLP keeps gate, up and their product, 3 x 2sbf.
   // (FP8: the second matrix's input, one of them, in 1 byte.)
   const double per_width = (m.ffn == FfnKind::kGelu ? 4.0 : 6.0) - (fp8_inputs ? 1.0 : 0.0);
-  if (m.is_moe() && m.moe_layers() == m.layers) {
-    split += per_width * s * b * static_cast<double>(m.moe->expert_ffn_hidden) *
-             (m.moe->top_k + m.moe->shared_experts);
+  const double dense_mlp = per_width * s * b * static_cast<double>(m.ffn_hidden);
+  if (m.is_moe() && m.moe_layers() > 0) {
+    const double experts = per_width * s * b * static_cast<double>(m.moe->expert_ffn_hidden) *
+                           (m.moe->top_k + m.moe->shared_experts);
     // The k copies of each token the dispatcher sends to its experts, kept twice for the backward: the
     // permuted tokens as the experts' fc1 input (2 bytes; FP8: 1) and the experts' output that unpermute
     // weighs by the routing probabilities (2 bytes): Megatron-Core moe_utils.permute / unpermute and
     // experts.py GroupedMLP (the autograd of fc1 and of the probability-weighted sum).
-    split += (fp8_inputs ? 3.0 : 4.0) * sbh * m.moe->top_k;
+    const double dispatched = (fp8_inputs ? 3.0 : 4.0) * sbh * m.moe->top_k;
+    if (m.moe_layers() == m.layers) {
+      split += experts;
+      split += dispatched;
+    } else {
+      // With dense layers among them (every > 1, first_dense_layers), the mean layer.
+      const double share = static_cast<double>(m.moe_layers()) / m.layers;
+      split += (1.0 - share) * dense_mlp + share * (experts + dispatched);
+    }
   } else {
-    split += per_width * s * b * static_cast<double>(m.ffn_hidden);
+    split += dense_mlp;
   }
   // softmax output 2as²b, its dropout mask as²b and dropout output 2as²b: 5as²b (2as²b without dropout).
   const double scores = (m.has_dropout() ? 5.0 : 2.0) * a * s * s * b;

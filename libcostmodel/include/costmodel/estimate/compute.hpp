@@ -47,7 +47,8 @@ struct StageCompute {
                                  ///< (selective), or nothing
   Seconds layer;                 ///< one layer's forward + backward + recompute
   Seconds logits;                ///< the output layer and the loss (vocabulary-parallel), on the last stage
-  Seconds stage;  ///< the most loaded stage: its layers (StageLayers), plus the logits on the last one
+  Seconds stage;  ///< the most loaded stage: its layers (StageLayers), plus logits and MTP on the last one
+  Seconds mtp;    ///< the multi-token prediction modules (layer, projection, logits), on the last stage
 };
 
 /// QKV and output projection GEMMs of one layer, forward, tensor-parallel shapes (Shoeybi et al. 2019 §3).

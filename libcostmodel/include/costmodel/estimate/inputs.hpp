@@ -86,6 +86,7 @@ struct ModelTerms {
   double head_dim = 0;                 ///< per-head width
   double q_dim = 0;                    ///< heads · head_dim
   double kv_dim = 0;                   ///< kv_heads · head_dim
+  double out_dim = 0;                  ///< heads · value width: the output projection's input (= q_dim)
   double ffn_hidden = 0;               ///< f
   double vocab = 0;                    ///< V
   double seq_len = 0;                  ///< s, the whole sequence
@@ -94,10 +95,15 @@ struct ModelTerms {
   double params_per_layer = 0;         ///< attention + norms + dense MLP (or MoE experts' share) per layer
   double expert_params_per_layer = 0;  ///< of which MoE routed experts, averaged over the layers
   double params_embedding = 0;         ///< input embedding (+ learned positions)
-  double params_output = 0;  ///< untied output layer (a tied one: Megatron-LM's copy on the last stage)
-  double model_flops_per_token = 0;      ///< forward + backward, full attention (MFU convention)
-  double recompute_flops_full = 0;       ///< recomputed FLOPs per token under full recompute
-  double recompute_flops_selective = 0;  ///< recomputed FLOPs per token under selective recompute
+  double params_output = 0;     ///< untied output layer (a tied one: Megatron-LM's copy on the last stage)
+  double params_attention = 0;  ///< one layer's attention (ModelSpec::attention_parameters())
+  double params_replicated_per_layer = 0;  ///< of which whole on every TP rank (MLA's down projections)
+  double params_mtp = 0;                   ///< the multi-token prediction modules' (ParameterCount::mtp) ...
+  double expert_params_mtp = 0;            ///< ... of which routed experts
+  double mtp_layers = 0;                   ///< ModelSpec::mtp_layers
+  double model_flops_per_token = 0;        ///< forward + backward, full attention (MFU convention)
+  double recompute_flops_full = 0;         ///< recomputed FLOPs per token under full recompute
+  double recompute_flops_selective = 0;    ///< recomputed FLOPs per token under selective recompute
 };
 
 /// The ModelTerms of `model`.

@@ -26,13 +26,29 @@ enum class NormKind { kLayerNorm, kRmsNorm };
 [[nodiscard]] std::string_view to_string(NormKind kind);
 
 /// Mixture-of-experts layers: `experts` routed experts of which `top_k` see each token, every `every`-th
-/// layer.
+/// layer after the first `first_dense_layers` (DeepSeekMoE, Dai et al. 2024 §4.1: the first layers keep a
+/// dense MLP of the model's ffn_hidden; HF `first_k_dense_replace`). `shared_experts` see every token.
 struct MoeSpec {
   int experts = 0;
   int top_k = 0;
   int every = 1;
   std::int64_t expert_ffn_hidden = 0;
   int shared_experts = 0;
+  int first_dense_layers = 0;
+};
+
+/// Multi-head latent attention (DeepSeek-AI 2024, DeepSeek-V2 §2.1; keys as DeepSeek-V3's config.json).
+/// Queries come from a q_lora_rank latent (0: a plain h x heads·qk projection), keys and values from one
+/// kv_lora_rank latent, plus one decoupled RoPE key of qk_rope_head_dim shared by all heads. Per head the
+/// query/key width is qk_nope_head_dim + qk_rope_head_dim and the value width v_head_dim.
+struct MlaSpec {
+  std::int64_t q_lora_rank = 0;
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t v_head_dim = 0;
+  /// Query/key width of one head.
+  [[nodiscard]] std::int64_t qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }
 };
 
 /// A decoder-only transformer. Defaults follow the architecture family: with `ffn: gelu` a GPT-style model
@@ -58,19 +74,38 @@ struct ModelSpec {
   /// returns its input (aten/src/ATen/native/Dropout.cpp, _dropout_impl): no mask is kept and no pass runs.
   double dropout = 0.1;
   std::optional<MoeSpec> moe;  ///< mixture-of-experts layers, if any
+  std::optional<MlaSpec> mla;  ///< multi-head latent attention instead of MHA/GQA, if set
+  /// Multi-token prediction modules (DeepSeek-AI 2024, DeepSeek-V3 §2.2): each one more transformer layer
+  /// (shaped like the model's last), a 2h x h projection and three norms, sharing the embedding and the
+  /// output head. Not counted in ParameterCount::total (see ParameterCount::mtp).
+  int mtp_layers = 0;
 
-  /// Per-head dimension (elements).
-  [[nodiscard]] std::int64_t head_dim() const { return head_size > 0 ? head_size : hidden / heads; }
+  /// Per-head query/key dimension (elements); with MLA, qk_nope_head_dim + qk_rope_head_dim.
+  [[nodiscard]] std::int64_t head_dim() const {
+    if (mla) return mla->qk_head_dim();
+    return head_size > 0 ? head_size : hidden / heads;
+  }
+  /// Per-head value dimension: head_dim() unless MLA's v_head_dim says otherwise.
+  [[nodiscard]] std::int64_t value_head_dim() const { return mla ? mla->v_head_dim : head_dim(); }
   /// Width of the concatenated query heads (= hidden unless head_size says otherwise).
   [[nodiscard]] std::int64_t q_dim() const { return head_dim() * heads; }
-  /// Width of the concatenated key (or value) heads, elements.
+  /// Width of the concatenated key heads, elements.
   [[nodiscard]] std::int64_t kv_dim() const { return head_dim() * kv_heads; }
+  /// Width of the concatenated value heads, elements.
+  [[nodiscard]] std::int64_t v_dim() const { return value_head_dim() * kv_heads; }
+  /// Input width of the output projection: heads x value_head_dim (= q_dim() without MLA).
+  [[nodiscard]] std::int64_t out_dim() const { return value_head_dim() * heads; }
   /// True when training applies dropout (masks kept for the backward, passes run).
   [[nodiscard]] bool has_dropout() const { return dropout > 0.0; }
   /// True for a mixture-of-experts model.
   [[nodiscard]] bool is_moe() const { return moe.has_value() && moe->experts > 0; }
   /// Layers whose MLP is a mixture of experts.
   [[nodiscard]] int moe_layers() const;
+  /// Attention parameters of one layer (projections, biases, MLA's latent norms).
+  [[nodiscard]] double attention_parameters() const;
+  /// Of attention_parameters(), those Megatron-Core keeps whole on every TP rank: MLA's down projections and
+  /// latent norms (0 without MLA).
+  [[nodiscard]] double attention_replicated_parameters() const;
 };
 
 /// Parameter counts (elements, not bytes) of a model, split by where they live.
@@ -82,9 +117,14 @@ struct ParameterCount {
   double mlp = 0;              ///< dense MLPs, all experts, and routers
   double norms = 0;            ///< all layer norms including the final one
   double per_layer_dense = 0;  ///< one dense layer (attention + MLP + norms)
+  /// Multi-token prediction modules, not in `total` or `active`: their layer, projection and norms, without
+  /// the embedding and output head they share (DeepSeek-V3 README_WEIGHTS.md: 671B main model + 14B MTP
+  /// weights as stored, 11.5B of them unique).
+  double mtp = 0;
 };
 
-/// Exact parameter count. GPT-3 175B: 174.6B (Narayanan et al. 2021, Table 1 convention).
+/// Exact parameter count. GPT-3 175B: 174.6B (Narayanan et al. 2021, Table 1 convention). `total` and
+/// `active` are the main model's: multi-token prediction modules are reported apart, in `mtp`.
 [[nodiscard]] ParameterCount count_parameters(const ModelSpec& model);
 
 /// FLOPs for one token (matmul FLOPs, 2 per multiply-add), per pass. Attention scores count the full
@@ -96,6 +136,8 @@ struct FlopsPerToken {
   double backward = 0;             ///< 2 x forward (Narayanan et al. 2021 §5.1)
   double recompute_full = 0;       ///< forward again, less the logits layer (not checkpointed in Megatron)
   double recompute_selective = 0;  ///< the attention core again (Korthikanti et al. 2022 §5)
+  double mtp =
+      0;  ///< the multi-token prediction modules' part of `forward` (their layer, projection, logits)
 };
 /// FLOPs per token of `model` at sequence length `seq_len` (a count of FLOP, per pass).
 [[nodiscard]] FlopsPerToken flops_per_token(const ModelSpec& model, std::int64_t seq_len,
