@@ -47,8 +47,7 @@ costmodel::StepEstimate one_configuration(const costmodel::ModelSpec& model,
   training.pins.dp = 32;
   const costmodel::Strategy s = costmodel::pinned_strategy(training, model, cluster.gpus);
   const costmodel::ModelSpec trained = costmodel::with_sequence_length(model, training);
-  const costmodel::StepEstimate e =
-      costmodel::estimate(trained, cluster, s, costmodel::estimate_options(training));
+  costmodel::StepEstimate e = costmodel::estimate(trained, cluster, s, costmodel::estimate_options(training));
   if (!e.valid() || !e.fits_memory) {
     for (const auto& reason : costmodel::explain(e, trained, cluster)) std::cout << reason << '\n';
   }

@@ -318,6 +318,14 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
       {"overlap", "overlap", "", 1, [=](R r) { return Json(st(r).overlap); }, 1},
       {"topology", "topology", "", 1, [](R r) { return Json(std::string(to_string(r.estimate->topology))); }},
       {"step_time_s", "step", "s", 1, [](R r) { return Json(r.estimate->step_time.value); }},
+      {"step_time_range", "80% range", "s", 1,
+       [](R r) {
+         const StepEstimate& e = *r.estimate;
+         if (e.interval_coverage <= 0.0) return Json("-");
+         return Json(format_number(e.step_time_low.value, 4) + "-" +
+                     format_number(e.step_time_high.value, 4));
+       },
+       4, Audience::kPeople},
       {"step_time_s_low", "step low", "s", 1,
        [](R r) {
          return r.estimate->interval_coverage > 0.0 ? Json(r.estimate->step_time_low.value) : Json();
