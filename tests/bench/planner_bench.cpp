@@ -5,6 +5,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <memory>
 #include <thread>
 
 #include "costmodel/io/catalog.hpp"
@@ -22,6 +23,8 @@ PlanRequest gpt3_on_4096() {
   request.cluster.gpus = 4096;
   request.training.global_batch = 1536;
   request.options.tokens = 300e9;
+  // The CLI's default software stack bounds the search (spec/stack.hpp), as `costmodel plan` does.
+  request.stack = std::make_shared<const StackSpec>(catalog.stack(kDefaultStack));
   return request;
 }
 
