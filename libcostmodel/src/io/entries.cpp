@@ -432,25 +432,9 @@ StackSpec read_stack(Map& map) {
                        "stage " + std::to_string(z) + " is not among the stack's zero stages");
     }
   }
-  const auto flag = [&](const char* key) { return f.boolean(key); };
-  features.pipeline = flag("pipeline");
-  features.interleaved_pipeline = flag("interleaved_pipeline");
-  features.uneven_stages = flag("uneven_stages");
-  features.sequence_parallel = flag("sequence_parallel");
-  features.context_parallel = flag("context_parallel");
-  features.expert_parallel = flag("expert_parallel");
-  features.expert_tensor_parallel = flag("expert_tensor_parallel");
-  features.flash_attention = flag("flash_attention");
-  features.fp8 = flag("fp8");
-  features.selective_recompute = flag("selective_recompute");
-  features.dp_overlap = flag("dp_overlap");
-  features.dp_overlap_with_pipeline = flag("dp_overlap_with_pipeline");
+  for (const StackFeatureFlag& flag : stack_feature_flags()) features.*flag.member = f.boolean(flag.key);
   if (features.dp_overlap_with_pipeline && !features.dp_overlap)
     throw f.error_at("dp_overlap_with_pipeline", "needs dp_overlap");
-  features.tp_comm_overlap = flag("tp_comm_overlap");
-  features.pp_comm_overlap = flag("pp_comm_overlap");
-  features.ep_comm_overlap = flag("ep_comm_overlap");
-  features.bf16_optimizer = flag("bf16_optimizer");
   features.cuda_graphs = read_choices<CudaGraphs>(
       f, "cuda_graphs", {"off", "layer", "full"},
       [](const std::string& text) {

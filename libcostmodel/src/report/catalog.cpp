@@ -279,25 +279,9 @@ std::string stages_text(const std::vector<int>& stages) {
 
 /// The named features of a stack that are `present` (or absent), in the order of data/stacks.yaml.
 std::string stack_features(const StackFeatures& f, bool present) {
-  const std::pair<const char*, bool> flags[] = {{"pipeline", f.pipeline},
-                                                {"interleaved_pipeline", f.interleaved_pipeline},
-                                                {"uneven_stages", f.uneven_stages},
-                                                {"sequence_parallel", f.sequence_parallel},
-                                                {"context_parallel", f.context_parallel},
-                                                {"expert_parallel", f.expert_parallel},
-                                                {"expert_tensor_parallel", f.expert_tensor_parallel},
-                                                {"flash_attention", f.flash_attention},
-                                                {"fp8", f.fp8},
-                                                {"selective_recompute", f.selective_recompute},
-                                                {"dp_overlap", f.dp_overlap},
-                                                {"dp_overlap_with_pipeline", f.dp_overlap_with_pipeline},
-                                                {"tp_comm_overlap", f.tp_comm_overlap},
-                                                {"pp_comm_overlap", f.pp_comm_overlap},
-                                                {"ep_comm_overlap", f.ep_comm_overlap},
-                                                {"bf16_optimizer", f.bf16_optimizer}};
   std::string text;
-  for (const auto& [name, has] : flags) {
-    if (has == present) text += (text.empty() ? "" : " ") + std::string(name);
+  for (const StackFeatureFlag& flag : stack_feature_flags()) {
+    if (f.*flag.member == present) text += (text.empty() ? "" : " ") + std::string(flag.key);
   }
   if (present) {
     std::string graphs;

@@ -68,6 +68,27 @@ std::vector<std::string> stack_refusals(const StackSpec& stack, const Strategy& 
   return out;
 }
 
+const std::vector<StackFeatureFlag>& stack_feature_flags() {
+  static const std::vector<StackFeatureFlag> kFlags{
+      {"pipeline", &StackFeatures::pipeline},
+      {"interleaved_pipeline", &StackFeatures::interleaved_pipeline},
+      {"uneven_stages", &StackFeatures::uneven_stages},
+      {"sequence_parallel", &StackFeatures::sequence_parallel},
+      {"context_parallel", &StackFeatures::context_parallel},
+      {"expert_parallel", &StackFeatures::expert_parallel},
+      {"expert_tensor_parallel", &StackFeatures::expert_tensor_parallel},
+      {"flash_attention", &StackFeatures::flash_attention},
+      {"fp8", &StackFeatures::fp8},
+      {"selective_recompute", &StackFeatures::selective_recompute},
+      {"dp_overlap", &StackFeatures::dp_overlap},
+      {"dp_overlap_with_pipeline", &StackFeatures::dp_overlap_with_pipeline},
+      {"tp_comm_overlap", &StackFeatures::tp_comm_overlap},
+      {"pp_comm_overlap", &StackFeatures::pp_comm_overlap},
+      {"ep_comm_overlap", &StackFeatures::ep_comm_overlap},
+      {"bf16_optimizer", &StackFeatures::bf16_optimizer}};
+  return kFlags;
+}
+
 const std::vector<std::string>& stack_default_keys() {
   static const std::vector<std::string> kKeys{
       "attention",   "attention_dtype",          "tp_comm_overlap", "pp_comm_overlap",   "ep_comm_overlap",

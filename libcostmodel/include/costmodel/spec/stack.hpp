@@ -41,6 +41,15 @@ struct StackFeatures {
   std::vector<Zero3Gather> zero3_gather{Zero3Gather::kFlat, Zero3Gather::kList};
 };
 
+/// One yes/no feature of StackFeatures: its data/stacks.yaml key and its member.
+struct StackFeatureFlag {
+  const char* key;              ///< "context_parallel"
+  bool StackFeatures::*member;  ///< &StackFeatures::context_parallel
+};
+/// Every yes/no feature, in data/stacks.yaml's order: the one list the catalog reader and `catalog stacks`
+/// read.
+[[nodiscard]] const std::vector<StackFeatureFlag>& stack_feature_flags();
+
 /// One named software stack (data/stacks.yaml entry).
 struct StackSpec {
   std::string name;         ///< catalog name, e.g. "megatron-core"
