@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -100,4 +101,19 @@ TEST_CASE("--version on every command; a cluster beyond 2^24 NIC ports is refuse
   CHECK(huge.err ==
         "costmodel topology: error: nodes x nics_per_node = 33554432 NIC ports; at most 16777216 are "
         "supported\n");
+}
+
+TEST_CASE("calibrate on a device or a binary file: exit 2 at once, one line, bounded memory") {
+  // Issue 30: `calibrate /dev/urandom` read the device until std::bad_alloc (16 s, 2 GB). Only regular
+  // files are read, and binary data is refused where it starts.
+  const auto device = run_cli({"calibrate", "/dev/urandom"});
+  CHECK(device.exit_code == 2);
+  CHECK(device.out.empty());
+  CHECK(device.err == "/dev/urandom: error: not a regular file, expected an nccl-tests log\n");
+  costmodel::test::TempDir dir;
+  const std::string binary = (dir.path() / "log.bin").string();
+  std::ofstream(binary, std::ios::binary) << "# nccl-tests\n" << std::string("\0\1\2", 3) << "\n";
+  const auto refused = run_cli({"calibrate", binary});
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err == binary + ":2: error: binary data (a NUL byte), expected an nccl-tests log\n");
 }

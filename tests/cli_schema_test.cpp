@@ -61,7 +61,7 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 
 const std::string kConfiguration =
     "{tp,pp,dp,cp,ep,etp,vpp,first_stage_layers,last_stage_layers,micro_batch,global_batch,recompute,"
-    "recompute_layers,zero,dtype,"
+    "recompute_layers,recompute_modules,zero,dtype,"
     "grad_reduce_dtype,optimizer_dtype,fp8_params,sequence_parallel,overlap,compression,stack,"
     "topology,oversubscription,step_time_s,step_time_s_low,step_time_s_high,interval_coverage,unvalidated,"
     "tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,mfu_"
@@ -75,7 +75,7 @@ const std::string kConfiguration =
     "parameters,active_parameters,cluster,schema_version}\n";
 const std::string kBreakdown =
     "{compute_s,tp_comm_s,cp_comm_s,ep_comm_s,pp_comm_s,pp_bubble_s,dp_comm_s,dp_comm_exposed_s,optimizer_s,"
-    "host_s,hidden_comm_s}"
+    "host_s,stragglers_s,hidden_comm_s}"
     "\n";
 const std::string kCollectives = "{tp,cp,ep,pp,dp,expert_dp,embedding}\n";
 const std::string kCollective = "{collective,library,algorithm,protocol,tuner}\n";

@@ -96,3 +96,34 @@ TEST_CASE("stack: in a cluster file and in a runs file, errors at their line") {
   check_one_line_error(refused, 2);
   CHECK(contains(refused.err, "runs.yaml:7:61: error: runs[0].training.cp: stack megatron-lm-2021 has no"));
 }
+
+TEST_CASE("validate and calibrate --runs: --stack for the runs that name none") {
+  TempDir dir;
+  const std::string runs = (dir.path() / "runs.yaml").string();
+  // A run that names no stack and leaves ZeRO to the planner: under megatron-core the planner shards the
+  // optimizer states (zero 1, the distributed optimizer); megatron-lm-2021's code had no such thing.
+  std::ofstream(runs)
+      << "runs:\n  - id: r\n    source: s\n"
+         "    model: {layers: 24, hidden: 2304, heads: 24, vocab: 51200, seq_len: 2048, ffn: gelu}\n"
+         "    cluster: {gpu: a100-80gb, gpus: 32, scale_out: {topology: fat-tree, link: ib-hdr-200g}}\n"
+         "    training: {global_batch: 512, tp: 1, pp: 2, dp: 16}\n"
+         "    measured: {tflops_per_gpu: 137, flops_convention: hardware}\n";
+  const auto zero_of = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"validate", runs, "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto result = run_cli(args);
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    const Json out = parse_json(result.out);
+    const Json& row = member(out, "runs").as_array().front();
+    return std::get<std::int64_t>(member(row, "zero").value());
+  };
+  CHECK(zero_of({}) == 1);
+  CHECK(zero_of({"--stack", "megatron-lm-2021"}) == 0);
+  const auto typo = run_cli({"validate", runs, "--stack", "megatron-lm-2012"});
+  check_one_line_error(typo, 2);
+  CHECK(contains(typo.err, "--stack: unknown stack 'megatron-lm-2012'; did you mean 'megatron-lm-2021'?"));
+  const auto logs = run_cli({"calibrate", "--stack", "deepspeed"});
+  check_one_line_error(logs, 2);
+  CHECK(contains(logs.err, "--stack: needs --runs RUNS.yaml"));
+}

@@ -103,11 +103,12 @@ TEST_CASE("examples/open-scale-up.yaml: where each fabric wins") {
   CHECK(step("ualink-1024/dense-1t-gpt") < 0.95 * step("nvl72/dense-1t-gpt"));
   CHECK(step("if-mesh-8/dense-1t-gpt") > 1.35 * step("nvl72/dense-1t-gpt"));
   CHECK(step("gaudi3-8/dense-1t-gpt") > 1.35 * step("nvl72/dense-1t-gpt"));
-  // MoE 1T: both run a 64-way expert group, placed as Megatron-Core does at stride etp with CP folded in
-  // (megatron/core/parallel_state.py). The pod holds every such group; on 72-GPU racks no 64-way group of
-  // 64 or 128 consecutive GPUs lines up with the racks, so the worst-placed one sends most of its all-to-all
-  // over the NICs: NVL72's EP comm is more than 1.5x the pod's, and the pod's step >10% shorter.
-  CHECK(number(*best.at("ualink-1024/moe-1t"), "ep") == 64);
+  // MoE 1T: expert groups placed as Megatron-Core does at stride etp with CP folded in
+  // (megatron/core/parallel_state.py). The pod holds every such group (its best split runs 32-way, NVL72's
+  // 64-way); on 72-GPU racks no 64-way group of 64 or 128 consecutive GPUs lines up with the racks, so the
+  // worst-placed one sends most of its all-to-all over the NICs: NVL72's EP comm is more than 1.5x the
+  // pod's, and the pod's step >10% shorter.
+  CHECK(number(*best.at("ualink-1024/moe-1t"), "ep") >= 32);
   CHECK(number(*best.at("nvl72/moe-1t"), "ep") == 64);
   const auto ep_comm = [&](const std::string& key) {
     return number(member(*best.at(key), "breakdown"), "ep_comm_s");

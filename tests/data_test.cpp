@@ -120,6 +120,41 @@ TEST_CASE("the once-a-step streams carry the first stage's parameters") {
         doctest::Approx(cost(Collective::kReduceScatter, 4 * first, c.paths.dp)));
 }
 
+TEST_CASE("DDP buckets: the last gradient bucket and the first gathered one wait on no compute") {
+  // Megatron-Core's DDP (distributed_data_parallel.py): buckets of max(params, params_per_rank x dp)
+  // parameters; the last one reduced after the backward, the first one gathered before the forward. The
+  // toy GPT's stage (8 layers, embedding, output layer) at dp 8, ZeRO-1.
+  TermCase c = dp8(1);
+  (void)c.inputs();
+  const double stage = 8 * c.terms.params_per_layer + c.terms.params_embedding + 32768.0 * 1024;
+  const LinkPath& path = c.paths.dp;
+  // No buckets (the default): nothing singled out.
+  DataParallelStreams s = data_parallel_streams(c.inputs());
+  CHECK(s.step_reduce_tail.value == 0.0);
+  CHECK(s.step_gather_head.value == 0.0);
+  // A bucket of max(1M, 0.5M per rank) = 4M parameters at dp 8: one such reduce-scatter (4 B gradients) and
+  // all-gather (2 B weights) exposed.
+  c.options.dp_bucket = DataParallelBucket{1e6, 5e5};
+  REQUIRE(stage > 4e6);
+  s = data_parallel_streams(c.inputs());
+  CHECK(s.step_reduce_tail.value == doctest::Approx(cost(Collective::kReduceScatter, 4 * 4e6, path)));
+  CHECK(s.step_gather_head.value == doctest::Approx(cost(Collective::kAllGather, 2 * 4e6, path)));
+  CHECK(s.step_reduce_tail.value < s.step_reduce.value);
+  // A bucket larger than the stage: one bucket, the whole exchange exposed.
+  c.options.dp_bucket = DataParallelBucket{2 * stage, 0};
+  s = data_parallel_streams(c.inputs());
+  CHECK(s.step_reduce_tail.value == doctest::Approx(s.step_reduce.value));
+  CHECK(s.step_gather_head.value == doctest::Approx(s.step_gather.value));
+  // ZeRO-0 has no parameter gather; its all-reduce's last bucket is exposed all the same.
+  c = dp8(0);
+  c.options.dp_bucket = DataParallelBucket{1e6, 5e5};
+  s = data_parallel_streams(c.inputs());
+  CHECK(s.step_reduce_tail.value == doctest::Approx(cost(Collective::kAllReduce, 4 * 4e6, path)));
+  CHECK(s.step_gather_head.value == 0.0);
+  CHECK(DataParallelBucket{4e7, 1e6}.size(512) == 5.12e8);  // Megatron-Core's max(40M, 1M x dp)
+  CHECK(DataParallelBucket{4e7, 1e6}.size(16) == 4e7);
+}
+
 TEST_CASE("tied embeddings: their gradients all-reduced between the first and the last stage") {
   TermCase c;
   c.model.tied_embeddings = true;

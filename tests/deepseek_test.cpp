@@ -144,14 +144,22 @@ TEST_CASE("MLA activation memory and TP split: latents and down projections whol
   const double replicated = 8.0 * sbh + s * (4.0 * (1536.0 + 512.0) + 2.0 * 64.0);
   // Split: Q and K 2·s·128·192 each, V and the projection's input 2·s·128·128 each.
   const double attention = 2.0 * s * (2.0 * 128.0 * 192.0 + 2.0 * 128.0 * 128.0);
-  // The MLP as the mean of 3 dense layers (6·s·18432) and 58 MoE layers (6·s·2048·9 + 8 dispatched
-  // copies 4·sbh·8).
-  const double mlp = (3.0 * 6.0 * s * 18432.0 + 58.0 * (6.0 * s * 2048.0 * 9.0 + 4.0 * sbh * 8.0)) / 61.0;
+  // The MLP as the mean of 3 dense layers (6·s·18432) and 58 MoE layers (6·s·2048·9 + the 8 dispatched
+  // copies as the experts' fc1 input, 2·sbh·8).
+  const double mlp = (3.0 * 6.0 * s * 18432.0 + 58.0 * (6.0 * s * 2048.0 * 9.0 + 2.0 * sbh * 8.0)) / 61.0;
   const double one = activation_bytes_per_layer(m, 4096, 1, 1, false, Recompute::kSelective);
   CHECK(one == doctest::Approx(replicated + attention + mlp).epsilon(1e-12));
   // TP 8 without sequence parallelism splits the heads, not the latents.
   const double eight = activation_bytes_per_layer(m, 4096, 1, 8, false, Recompute::kSelective);
   CHECK(eight == doctest::Approx(replicated + (attention + mlp) / 8.0).epsilon(1e-12));
+  // Recompute of the up projections (Megatron-Core mla_up_proj) drops Q, K and V: 2·s·128·(192 + 192 + 128);
+  // of the norms (layernorm) MLA's unfused input norm's output, 2sbh, and the MoE layers' (58 of 61), 2sbh.
+  const double up = one - activation_bytes_per_layer(m, 4096, 1, 1, false, Recompute::kSelective, false,
+                                                     kRecomputeMlaUpProj);
+  CHECK(up == doctest::Approx(2.0 * s * 128.0 * (192.0 + 192.0 + 128.0)).epsilon(1e-12));
+  const double norms = one - activation_bytes_per_layer(m, 4096, 1, 1, false, Recompute::kSelective, false,
+                                                        kRecomputeLayernorm);
+  CHECK(norms == doctest::Approx(2.0 * sbh + 58.0 / 61.0 * 2.0 * sbh).epsilon(1e-12));
 
   // Weights of one layer on one of 8 TP ranks: the down projections and latent norms whole, the rest / 8.
   const ModelTerms terms = model_terms(m);

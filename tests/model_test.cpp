@@ -132,11 +132,56 @@ TEST_CASE("MoE activations: k experts' intermediates and the k dispatched copies
   // Mixtral 8x7B (every layer MoE, top-2 of 8, f_e 14336, h 4096, 32 heads, 8 K/V heads of 128, no dropout),
   // s = 4096, b = 1, t = 1, no recompute, flash attention's scores not kept (counted apart): per token
   // replicated 8h; Q 4h and K, V 4 kv (kv = 1024); the experts' gated intermediates 6 x 2 f_e; and the
-  // dispatched copies, fc1 input and unpermute input, 2 x 2 bytes x k h.
+  // dispatched copies as the experts' fc1 input, 2 bytes x k h (Megatron-Core weighs by the routing
+  // probabilities inside the activation since commit 2659630721, so unpermute keeps nothing).
   const ModelSpec& m = catalog().model("mixtral-8x7b");
   const double s = 4096, h = 4096, kv = 1024, fe = 14336, k = 2;
-  const double expected = s * (8 * h + 4 * h + 4 * kv + 6 * fe * k + 4 * h * k) + 2.0 * 32 * s * s;
+  const double expected = s * (8 * h + 4 * h + 4 * kv + 6 * fe * k + 2 * h * k) + 2.0 * 32 * s * s;
   CHECK(activation_bytes_per_layer(m, 4096, 1, 1, false, Recompute::kNone) == doctest::Approx(expected));
+
+  // Megatron-Core's recompute modules, per token at t = 1 (selective: no scores):
+  // moe_act drops fc2's input 2 f_e k; layernorm the MoE layer's norm output (its input) 2h; moe all of the
+  // experts' intermediates and dispatched copies (6 f_e k + 2 h k), keeping the layer's input.
+  const double selective = activation_bytes_per_layer(m, 4096, 1, 1, false, Recompute::kSelective);
+  CHECK(selective == doctest::Approx(expected - 2.0 * 32 * s * s));
+  const auto with = [&](unsigned modules) {
+    return activation_bytes_per_layer(m, 4096, 1, 1, false, Recompute::kSelective, false, modules);
+  };
+  CHECK(selective - with(kRecomputeMoeAct) == doctest::Approx(s * 2 * fe * k));
+  CHECK(selective - with(kRecomputeLayernorm) == doctest::Approx(s * 2 * h));
+  CHECK(selective - with(kRecomputeMoe) == doctest::Approx(s * (6 * fe * k + 2 * h * k)));
+  CHECK(selective - with(kRecomputeMoeAct | kRecomputeLayernorm) ==
+        doctest::Approx(s * (2 * fe * k + 2 * h)));
+  // Under FP8 the dropped inputs are FP8 copies: 1 byte.
+  const double fp8 = activation_bytes_per_layer(m, 4096, 1, 1, false, Recompute::kSelective, true);
+  CHECK(fp8 -
+            activation_bytes_per_layer(m, 4096, 1, 1, false, Recompute::kSelective, true, kRecomputeMoeAct) ==
+        doctest::Approx(s * fe * k));
+}
+
+TEST_CASE("recompute modules: Megatron-Core's names, parsed and printed") {
+  bool core = true;
+  CHECK(parse_recompute_modules("moe_act, layernorm", core) == (kRecomputeMoeAct | kRecomputeLayernorm));
+  CHECK_FALSE(core);
+  CHECK(parse_recompute_modules("core_attn,mla_up_proj", core) == kRecomputeMlaUpProj);
+  CHECK(core);
+  CHECK(parse_recompute_modules("none", core) == 0u);
+  CHECK(recompute_modules_text(kRecomputeMoeAct | kRecomputeLayernorm, true) ==
+        "core_attn,moe_act,layernorm");
+  CHECK(recompute_modules_text(0, false).empty());
+  try {
+    (void)parse_recompute_modules("moe_acts", core);
+    FAIL("an unknown module was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.hint()).find("did you mean 'moe_act'") != std::string::npos);
+  }
+  // A dense MLP recomputed keeps none of its intermediates nor its fc1 input (Llama 2 7B: f = 11008,
+  // per token 6f + 2h at t = 1).
+  const ModelSpec& llama = catalog().model("llama2-7b");
+  const double dropped =
+      activation_bytes_per_layer(llama, 4096, 1, 1, false, Recompute::kSelective) -
+      activation_bytes_per_layer(llama, 4096, 1, 1, false, Recompute::kSelective, false, kRecomputeMlp);
+  CHECK(dropped == doctest::Approx(4096.0 * (6 * 11008 + 2 * 4096)));
 }
 
 TEST_CASE("full recompute never keeps more activations than selective, selective never more than none") {

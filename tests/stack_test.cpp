@@ -186,7 +186,7 @@ TEST_CASE("data/stacks.yaml errors: at the line, with the field") {
                            "context_parallel: true, expert_parallel: true, expert_tensor_parallel: true, "
                            "flash_attention: true, fp8: true, selective_recompute: true, dp_overlap: true, "
                            "dp_overlap_with_pipeline: true, tp_comm_overlap: false, pp_comm_overlap: true, "
-                           "ep_comm_overlap: true, bf16_optimizer: true"
+                           "ep_comm_overlap: true, bf16_optimizer: true, recompute_modules: true"
                         << features << "}\n"
                         << defaults;
     return load_stacks_file(file.string());

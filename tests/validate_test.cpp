@@ -79,22 +79,25 @@ Stats stats(const std::vector<const ValidationRow*>& rows) {
 }  // namespace
 
 TEST_CASE("held-out published runs (never fitted on): the errors reached, guarded") {
-  // tests/fixtures/holdout-runs.yaml: 57 runs with their sources (Llama 3 405B with its uneven stages,
+  // tests/fixtures/holdout-runs.yaml: 71 runs with their sources (Llama 3 405B with its uneven stages,
   // Nemotron-4 340B, MT-NLG, BLOOM, Korthikanti et al. 2022, Narayanan et al. 2021 Table 2 PTD-P and
   // DeepSpeed ZeRO-3, MosaicML FSDP, NeMo and Megatron-Bridge FP8 on H100, Megatron-Bridge's dense Llama
-  // runs on B200 and GB200, and 11 mixture-of-experts runs: Mixtral, Qwen3 30B-A3B and 235B-A22B, gpt-oss
-  // 120B on H100, B200 and GB200). Issue 13's targets: dense median <= 5% and max <= 15%, everything median
+  // runs on B200 and GB200, MegaScale's Megatron-LM baseline at 256 to 12,288 A100 and Nemotron-4 15B's
+  // batch ramp (scaling series: scaling_series_test.cpp), and 11 mixture-of-experts runs: Mixtral, Qwen3
+  // 30B-A3B and 235B-A22B, gpt-oss 120B on H100, B200 and GB200). Issue 13's targets: dense median <= 5% and
+  // max <= 15%, everything median
   // <= 8% and max <= 25%, the 2021 ZeRO-3 runs within 50%. Reached (guarded here so that they do not
-  // regress; README "Accuracy" states the shortfall): everything median 6.1% (met) and max 190%; dense 5.3%
-  // / 25% (5.0% / 21% before rings and trees ran NCCL's pipeline model: slower mid-size collectives move the
-  // runs the model already finds slow, the 2021 Megatron-LM 175B rows and NeMo's Llama 2 70B, further; MT-NLG
-  // on 3,360 A100 the max, Korthikanti et al. 2022 and Llama 3 405B next, slow); the MoE runs 20% / 199%:
-  // fine-grained experts (Qwen3 30B-A3B: 128 experts of 768) at one or two sequences per micro-batch run 2-3x
-  // slower than the model says, the same split at micro-batch 4 on GB200 23% (a cost per micro-batch the
-  // model does not have); Qwen3 235B-A22B on H100 at GBS 8192 states ep_comm_overlap: on and comes out fast.
-  // Each row names its software stack (data/stacks.yaml) and pins only what its source states: the DeepSpeed
-  // and 2021 Megatron-LM rows (stack deepspeed, megatron-lm-2021) accumulate gradients in a pass of their
-  // own (a main_grad += grad per micro-batch) and reduce after the pipeline flush; Korthikanti et al. 2022
+  // regress; README "Accuracy" states the shortfall): everything median 7.9% (met) and max 191%; dense 6.7%
+  // / 24% (MegaScale's 14 rows 7-17% fast, the level of the series; 5.3% / 25% without them; 5.0% / 21%
+  // before rings and trees ran NCCL's pipeline model: slower mid-size collectives move the runs the model
+  // already finds slow, the 2021 Megatron-LM 175B rows and NeMo's Llama 2 70B, further; MT-NLG on 3,360 A100
+  // the max, Korthikanti et al. 2022 and Llama 3 405B next, slow); the MoE runs 20% / 199%: fine-grained
+  // experts (Qwen3 30B-A3B: 128 experts of 768) at one or two sequences per micro-batch run 2-3x slower than
+  // the model says, the same split at micro-batch 4 on GB200 23% (a cost per micro-batch the model does not
+  // have); Qwen3 235B-A22B on H100 at GBS 8192 states ep_comm_overlap: on and comes out fast. Each row names
+  // its software stack (data/stacks.yaml) and pins only what its source states: the DeepSpeed and 2021
+  // Megatron-LM rows (stack deepspeed, megatron-lm-2021) accumulate gradients in a pass of their own (a
+  // main_grad += grad per micro-batch) and reduce after the pipeline flush; Korthikanti et al. 2022
   // (megatron-lm-2023 with blocking send/recv and standard attention pinned) no TP communication overlap;
   // the NeMo 24.07 Llama 2 70B row its recipe's tp_comm_overlap: off, MPT (torchtitan: FSDP) dropout 0. The
   // 2021 ZeRO-3 runs (zero3_gather: list: DeepSpeed's per-parameter list collectives, each paying its latency
@@ -104,7 +107,7 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
   const auto runs = load_published_runs(
       std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/holdout-runs.yaml", catalog);
-  REQUIRE(runs.size() == 57);
+  REQUIRE(runs.size() == 71);
   const ValidationSummary summary = validate_runs(runs, 1);
   std::vector<const ValidationRow*> dense, moe, zero3_2021, everything;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -119,19 +122,19 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   const Stats d = stats(dense), e = stats(moe), z = stats(zero3_2021), all = stats(everything);
   CHECK(d.refused == 0);
   CHECK(e.refused == 0);
-  CHECK(d.count == 40);
+  CHECK(d.count == 54);
   CHECK(e.count == 11);
   WARN(d.median <= 0.05);
-  CHECK(d.median <= 0.057);
+  CHECK(d.median <= 0.069);
   CHECK(d.max <= 0.255);
   CHECK(e.median <= 0.21);
   CHECK(e.max <= 2.05);
-  CHECK(all.median <= 0.066);
+  CHECK(all.median <= 0.08);
   // Issue 28: the 80% prediction intervals of data/intervals.yaml (split-conformal bounds of the residuals of
   // data/published-runs.yaml and these runs, by class: docs/intervals.md) contain 70-90% of these
   // measurements with a median half-width <= 12%; built from these runs alone, each run's interval from the
   // others' residuals (leave-one-out) contains it as often.
-  REQUIRE(summary.interval_total == 57);
+  REQUIRE(summary.interval_total == 71);
   const double inside = static_cast<double>(summary.interval_inside) / summary.interval_total;
   CHECK(inside >= 0.7);
   CHECK(inside <= 0.9);

@@ -1,4 +1,4 @@
-# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.45 s, 201 TFLOP/s per GPU, MFU 64.4%
+# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.44 s, 201.1 TFLOP/s per GPU, MFU 64.5%
 --tensor-model-parallel-size 8 \
 --pipeline-model-parallel-size 4 \
 --num-layers-per-virtual-pipeline-stage 1 \
@@ -13,7 +13,7 @@
 --overlap-param-gather \
 --bf16
 
-# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.49 s, 200.6 TFLOP/s per GPU, MFU 64.3%
+# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.47 s, 200.7 TFLOP/s per GPU, MFU 64.3%
 --tensor-model-parallel-size 8 \
 --pipeline-model-parallel-size 4 \
 --num-layers-per-virtual-pipeline-stage 2 \

@@ -180,6 +180,26 @@ void resolve_training_stack(TrainingArgs& args, const Catalog& catalog, const Cl
   }
 }
 
+void add_runs_stack_option(po::options_description& options) {
+  options.add_options()(
+      "stack", po::value<std::string>()->value_name("NAME"),
+      "software stack of the runs that name none (costmodel catalog stacks) [megatron-core]");
+}
+
+std::string runs_stack_option(const po::variables_map& values, const Catalog& catalog,
+                              const Context& context) {
+  const auto name = string_option(values, "stack");
+  if (!name) return {};
+  std::vector<std::string> known;
+  for (const StackSpec& stack : catalog.stacks) {
+    if (stack.name == *name) return *name;
+    known.push_back(stack.name);
+  }
+  const std::string hint = did_you_mean(*name, known);
+  throw usage_error(context, "--stack", "unknown stack '" + *name + "'",
+                    hint.empty() ? "see costmodel catalog stacks" : hint);
+}
+
 ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog) {
   return with_sequence_length(resolve_model(args.model, catalog), args.training);
 }

@@ -93,7 +93,8 @@ int run_gpu_fit(const po::variables_map& values, const Context& context, OutputS
     options.objective = *objective;
   }
   const Catalog catalog = load_catalog();
-  GpuCalibration fit = calibrate_gpu(load_published_runs(path, catalog), options);
+  GpuCalibration fit =
+      calibrate_gpu(load_published_runs(path, catalog, runs_stack_option(values, catalog, context)), options);
   fit.gpu.efficiency.fitted = gpu_fit_command(values, options) + ": " + fit.gpu.efficiency.fitted;
   if (emit_path) {
     emit_sink->stream() << gpu_efficiency_yaml(fit.gpu, {"Fitted by `costmodel calibrate --runs " + path +
@@ -151,6 +152,7 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
        "with --runs: minimise the sum of squared errors model/measured - 1 (lsq, as data/gpus.yaml's "
        "fits) or the largest |error| (minimax) [lsq]")  //
       ("threads", po::value<std::string>(), "with --runs: planner threads [every core]");
+  add_runs_stack_option(parser.options());
   add_cluster_options(parser.options());
   add_output_options(parser.options());
   if (!parser.parse(args)) return 0;
@@ -161,7 +163,7 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
       throw usage_error(context, "--runs", "give either nccl-tests logs or --runs, not both");
     return run_gpu_fit(values, context, output);
   }
-  for (const char* flag : {"emit-gpu", "hold-out", "fit", "objective"}) {
+  for (const char* flag : {"emit-gpu", "hold-out", "fit", "objective", "stack"}) {
     if (values.count(flag)) throw usage_error(context, std::string("--") + flag, "needs --runs RUNS.yaml");
   }
   const ClusterArgs cluster_args = read_cluster_args(values, context);

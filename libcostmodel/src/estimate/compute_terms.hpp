@@ -45,6 +45,19 @@ inline double gated(const ModelSpec& model) {
   return model.ffn == FfnKind::kGelu ? 1.0 : 2.0;
 }
 
+// MLA's up projections (DeepSeek-V2 §2.1), split by heads: Q from its latent (none without a Q latent: Q is
+// then projected from the hidden state directly), K's no-RoPE part and V from the KV latent.
+inline double mla_up_projections(const StepInputs& in) {
+  if (!in.model.mla) return 0.0;
+  const MlaSpec& a = *in.model.mla;
+  const double T = in.tokens, t = in.tp;
+  const double q_lora = static_cast<double>(a.q_lora_rank), kv_lora = static_cast<double>(a.kv_lora_rank);
+  const double kv_up = in.model.heads / t * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim);
+  const Dtype dt = in.strategy.dtype;
+  return (q_lora > 0.0 ? gemm_seconds(in.gpu, dt, T, in.q_dim / t, q_lora) : 0.0) +
+         gemm_seconds(in.gpu, dt, T, kv_up, kv_lora);
+}
+
 // Megatron-LM tensor-parallel GEMM shapes (Shoeybi et al. 2019 §3): QKV and projection. K and V are at least
 // one head per rank (replicated when tp > kv_heads).
 inline double attention_gemms(const StepInputs& in) {
@@ -57,13 +70,10 @@ inline double attention_gemms(const StepInputs& in) {
     // and row-parallel linears).
     const MlaSpec& a = *in.model.mla;
     const double q_lora = static_cast<double>(a.q_lora_rank), kv_lora = static_cast<double>(a.kv_lora_rank);
-    const double heads = in.model.heads / t;
-    const double kv_up = heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim);
     const double down = (q_lora > 0.0 ? gemm_seconds(gpu, dt, T, q_lora, h) : 0.0) +
                         gemm_seconds(gpu, dt, T, kv_lora + static_cast<double>(a.qk_rope_head_dim), h);
-    const double q_proj = gemm_seconds(gpu, dt, T, q / t, q_lora > 0.0 ? q_lora : h);
-    return down + q_proj + gemm_seconds(gpu, dt, T, kv_up, kv_lora) +
-           gemm_seconds(gpu, dt, T, h, in.terms.out_dim / t);
+    const double q_direct = q_lora > 0.0 ? 0.0 : gemm_seconds(gpu, dt, T, q / t, h);
+    return down + q_direct + mla_up_projections(in) + gemm_seconds(gpu, dt, T, h, in.terms.out_dim / t);
   }
   return gemm_seconds(gpu, dt, T, q / t + 2.0 * in.kv_per_rank, h) + gemm_seconds(gpu, dt, T, h, q / t);
 }
@@ -192,13 +202,50 @@ inline LayerBackward layer_backward(const StepInputs& in, const LayerForward& f)
   return {Seconds(core), Seconds(rest + core + fp8_casts(in, true))};
 }
 
+// The forward of Megatron-Core's recompute modules again (Strategy::recompute_modules; transformer_config.py
+// recompute_modules): the GEMMs of the dense MLP, of the MoE layer or of its shared experts, and of MLA's up
+// projections; the memory-bound passes of the experts' activation (read gate and up, write their product:
+// 6 B per element of the routed width) and of the unfused norms (read and write 2h B: MLA's input norm, a
+// MoE layer's norm). Their TP collectives are not counted again; the MoE layer's all-to-alls are
+// (StepInputs::moe_recomputed_share).
+inline double module_recompute(const StepInputs& in) {
+  const unsigned modules = in.strategy.recompute_modules;
+  if (modules == 0) return 0.0;
+  const auto recomputed = [&](unsigned module) { return (modules & module) != 0; };
+  const double T = in.tokens, h = in.hidden, t = in.tp, moe = in.moe_share;
+  double seconds = 0.0;
+  if (recomputed(kRecomputeMlp)) seconds += (1.0 - moe) * dense_mlp(in);
+  if (recomputed(kRecomputeMlaUpProj)) seconds += mla_up_projections(in);
+  if (moe > 0.0) {
+    const MoeSpec& spec = *in.model.moe;
+    const double fe = static_cast<double>(spec.expert_ffn_hidden);
+    const Dtype dt = in.strategy.dtype;
+    const double shared = spec.shared_experts * (gemm_seconds(in.gpu, dt, T, gated(in.model) * fe / t, h) +
+                                                 gemm_seconds(in.gpu, dt, T, h, fe / t));
+    if (recomputed(kRecomputeMoe)) {
+      seconds += moe * moe_mlp(in);
+    } else {
+      if (recomputed(kRecomputeSharedExperts)) seconds += moe * shared;
+      if (recomputed(kRecomputeMoeAct)) {
+        const double routed_width = spec.top_k * in.capacity_factor * fe / in.strategy.expert_tp();
+        seconds += moe * memory_bound_seconds(in.gpu, 6.0 * T * routed_width);
+      }
+    }
+  }
+  if (recomputed(kRecomputeLayernorm)) {
+    const double norms = moe + (in.model.mla ? 1.0 : 0.0);
+    seconds += norms * memory_bound_seconds(in.gpu, 4.0 * h * T / (in.sequence_parallel ? t : 1.0));
+  }
+  return seconds;
+}
+
 // Recompute adds a forward pass (full; of the recomputed share of the layers under the block method) or the
-// attention core (selective, Korthikanti et al. 2022 §5).
+// attention core (selective, Korthikanti et al. 2022 §5), and the recompute modules (module_recompute()).
 inline double layer_recompute(const StepInputs& in, const LayerForward& forward) {
   const Recompute r = in.strategy.recompute;
   return r == Recompute::kFull        ? in.recomputed_share * forward.total.value
-         : r == Recompute::kSelective ? forward.attention_core.value
-                                      : 0.0;
+         : r == Recompute::kSelective ? forward.attention_core.value + module_recompute(in)
+                                      : module_recompute(in);
 }
 
 // The last stage also runs the output layer and the loss (vocabulary-parallel, 3 GEMM passes), in bf16:

@@ -181,12 +181,27 @@ DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept {
     const double layers = in.stages.first;
     const double dense_stage = layers * dense_layer + embedding + (one_stage && output_here ? output : 0.0);
     const double expert_stage = layers * expert_layer;
+    // Megatron-Core's DDP buckets each buffer (dense, experts) in backward order: the last bucket holds the
+    // first layers and the embedding, the first gathered bucket the same (EstimateOptions::dp_bucket).
+    const DataParallelBucket& bucket = in.options.dp_bucket;
+    const auto bucketed = [&](double params, const CollectivePath& path) {
+      const double size = bucket.size(path.ranks);
+      return size > 0.0 ? std::min(size, params) : 0.0;
+    };
     if (st.zero <= 1) {
       s.step_reduce = Seconds(reduce(in, dense_stage, dense) + reduce(in, expert_stage, experts));
+      s.step_reduce_tail = Seconds(reduce(in, bucketed(dense_stage, dense), dense) +
+                                   reduce(in, bucketed(expert_stage, experts), experts));
     }
     if (st.zero >= 1) {
       s.step_gather = Seconds(gather(in, dense_stage, dense) + gather(in, expert_stage, experts));
+      if (st.zero == 1) {
+        s.step_gather_head = Seconds(gather(in, bucketed(dense_stage, dense), dense) +
+                                     gather(in, bucketed(expert_stage, experts), experts));
+      }
     }
+    s.step_reduce_tail = std::min(s.step_reduce_tail, s.step_reduce);
+    s.step_gather_head = std::min(s.step_gather_head, s.step_gather);
   }
   if (in.model.tied_embeddings && !one_stage && in.paths.embedding.ranks > 1) {
     s.tied_embedding = detail::comm(Collective::kAllReduce, Algorithm::kAuto, embedding * gradient_bytes(st),

@@ -23,7 +23,7 @@ Seconds expert_parallel_layer_time(const StepInputs& in) noexcept {
           ? 2.0 *
                 detail::comm(Collective::kReduceScatter, in.options.tp_algorithm, gathered, in.paths.tp).value
           : 0.0;
-  const double passes = 2.0 + in.recomputed_share;  // forward, backward, and the recomputed forward
+  const double passes = 2.0 + in.moe_recomputed_share;  // forward, backward, and the recomputed forward
   return Seconds(in.moe_share * passes * (2.0 * all_to_all + expert_tp));
 }
 

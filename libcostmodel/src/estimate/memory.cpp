@@ -98,21 +98,21 @@ LayerActivations layer_activations(const ModelSpec& model, const EstimateOptions
                                    std::int64_t seq) {
   const bool sp = st.sequence_parallel && st.tp > 1;
   const bool fp8 = st.dtype == Dtype::kFp8;
-  const auto bytes = [&](Recompute r) {
-    return activation_bytes_per_layer(model, seq, st.micro_batch, st.tp, sp, r, fp8);
+  const auto bytes = [&](Recompute r, unsigned modules) {
+    return activation_bytes_per_layer(model, seq, st.micro_batch, st.tp, sp, r, fp8, modules);
   };
   // Flash attention never stores the s x s scores (Dao et al. 2022 §3.1): without recompute it keeps what
   // selective recompute keeps.
   const Recompute layer_full = options.flash_attention ? Recompute::kSelective : Recompute::kNone;
-  const double full_layer = bytes(layer_full);
+  const double full_layer = bytes(layer_full, 0);
   LayerActivations a;
-  a.kept = st.recompute == Recompute::kSelective ? bytes(Recompute::kSelective) : full_layer;
-  a.checkpointed = st.recompute == Recompute::kFull ? bytes(Recompute::kFull) : a.kept;
+  a.kept = bytes(st.recompute == Recompute::kSelective ? Recompute::kSelective : layer_full,
+                 st.recompute == Recompute::kFull ? 0u : st.recompute_modules);
+  a.checkpointed = st.recompute == Recompute::kFull ? bytes(Recompute::kFull, 0) : a.kept;
   // The layer being recomputed holds what recompute rebuilds on top: full recompute the layer's activations,
-  // selective the attention scores (nothing with flash attention, whose kernel recomputes them itself).
-  a.rebuilt = st.recompute == Recompute::kFull        ? full_layer
-              : st.recompute == Recompute::kSelective ? full_layer - a.kept
-                                                      : 0.0;
+  // selective the attention scores (nothing with flash attention, whose kernel recomputes them itself) and
+  // what the recompute modules discarded.
+  a.rebuilt = st.recompute == Recompute::kFull ? full_layer : std::max(0.0, full_layer - a.kept);
   return a;
 }
 

@@ -45,6 +45,7 @@ inline StepInputs prepare(const ModelSpec& model, const ModelTerms& terms, const
   in.layers_per_stage = in.stages.most();
   in.recomputed_share =
       in.layers_per_stage > 0 ? recomputed_layers(st, in.stages.most()) / in.layers_per_stage : 0.0;
+  in.moe_recomputed_share = (st.recompute_modules & kRecomputeMoe) != 0 ? 1.0 : in.recomputed_share;
   in.moe_share = terms.moe_share;
   in.attention_dtype = st.dtype == Dtype::kFp8 ? options.attention_dtype : st.dtype;
   in.capacity_factor = options.moe_capacity_factor;
@@ -68,6 +69,7 @@ EstimateOptions estimate_options(const TrainingSpec& training) {
   options.grad_accumulation_fusion = training.grad_accumulation_fusion;
   options.ep_comm_overlap = training.ep_comm_overlap;
   options.pp_comm_overlap = training.pp_comm_overlap;
+  if (training.stack_spec) options.dp_bucket = training.stack_spec->dp_bucket;
   options.cuda_graphs = training.cuda_graphs;
   options.stack = training.stack;
   options.intervals = training.intervals;
@@ -126,7 +128,16 @@ Estimator::Estimator(const ModelSpec& model, const ClusterSpec& cluster, const E
       topology_(build_topology(cluster)),
       terms_(model_terms(model_)),
       goodput_(costmodel::goodput(terms_.params_total, cluster_, options_.reliability)),
-      ownership_(costmodel::ownership(cluster_, topology_.inventory, options_.economics)) {}
+      ownership_(costmodel::ownership(cluster_, topology_.inventory, options_.economics)),
+      straggler_share_(costmodel::straggler_share(cluster_)) {}
+
+double straggler_share(const ClusterSpec& cluster) noexcept {
+  const NodeSpec& node = cluster.gpu.node;
+  if (!(node.slow_host_share > 0.0) || !(node.slow_host_slowdown > 0.0) || cluster.gpus_per_node < 1)
+    return 0.0;
+  const double hosts = std::ceil(static_cast<double>(cluster.gpus) / cluster.gpus_per_node);
+  return node.slow_host_slowdown * (1.0 - std::pow(1.0 - node.slow_host_share, hosts));
+}
 
 std::uint32_t Estimator::check(const Strategy& st) const noexcept {
   return costmodel::check(st, model_, cluster_);
@@ -407,7 +418,7 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   l.tp_end = tensor_parallel_end_time(in).value;
   l.ep = expert_parallel_layer_time(in).value;
   l.ep_overlap = ep_comm_overlapped(st, options_);
-  l.ep_forward = l.ep / (2.0 + in.recomputed_share);  // one of the 2 + recompute passes of equal volume
+  l.ep_forward = l.ep / (2.0 + in.moe_recomputed_share);  // one of the 2 + recompute passes of equal volume
   l.ep_backward = l.ep - l.ep_forward;
   const ContextParallelComm cp = context_parallel_layer_comm(in);
   l.cp_forward = cp.forward.value;
@@ -440,6 +451,9 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   const double step_streams = dp.step_reduce.value + dp.step_gather.value;
   double step_exposed = step_streams;
   if (st.overlap && step_streams > 0.0) {
+    // The last gradient bucket and the first gathered one wait on no compute (DataParallelStreams); the
+    // rest overlaps the last backward and the first forward.
+    const double tail = dp.step_reduce_tail.value, head = dp.step_gather_head.value;
     const double n = layers.first;
     const double window_b = n * l.backward_window, window_f = n * l.forward_window;
     const double cp_b = n * l.cp_backward, cp_f = n * l.cp_forward;
@@ -447,10 +461,12 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
     const double per_mb_b = n * (dp.layer_gather_backward.value + dp.layer_reduce.value);
     const double per_mb_f = n * dp.layer_gather.value;
     const Overlapped b0 = overlap({window_b, core_b, cp_b, per_mb_b}, l.efficiency);
-    const Overlapped b1 = overlap({window_b, core_b, cp_b, per_mb_b + dp.step_reduce.value}, l.efficiency);
+    const Overlapped b1 =
+        overlap({window_b, core_b, cp_b, per_mb_b + dp.step_reduce.value - tail}, l.efficiency);
     const Overlapped f0 = overlap({window_f, core_f, cp_f, per_mb_f}, l.efficiency);
-    const Overlapped f1 = overlap({window_f, core_f, cp_f, per_mb_f + dp.step_gather.value}, l.efficiency);
-    step_exposed = (b1.free_exposed - b0.free_exposed) + (f1.free_exposed - f0.free_exposed);
+    const Overlapped f1 =
+        overlap({window_f, core_f, cp_f, per_mb_f + dp.step_gather.value - head}, l.efficiency);
+    step_exposed = (b1.free_exposed - b0.free_exposed) + (f1.free_exposed - f0.free_exposed) + tail + head;
   }
   const double tied = dp.tied_embedding.value;
   const double optimizer = optimizer_time(in, mem).value;
@@ -458,8 +474,12 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   // The combined 1F1B leaves the first forward and the last backward unpaired: one micro-batch's expert
   // all-to-alls stay exposed.
   const double ep_unpaired = pace->ep_total - pace->ep;
-  const double step = m * (pace->total + host) + bubble + step_exposed + tied + optimizer + ep_unpaired;
+  const double synchronous =
+      m * (pace->total + host) + bubble + step_exposed + tied + optimizer + ep_unpaired;
+  const double stragglers = straggler_share_ * synchronous;
+  const double step = synchronous + stragglers;
   e.step_time = Seconds(step);
+  e.breakdown.stragglers = Seconds(stragglers);
   e.breakdown.compute = Seconds(m * pace->compute);
   e.breakdown.tp_comm = Seconds(m * pace->tp);
   e.breakdown.cp_comm = Seconds(m * pace->cp_exposed);

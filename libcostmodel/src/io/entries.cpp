@@ -254,6 +254,9 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base, const std::vector<ScaleUpSpec>* 
         Seconds(node.optional_quantity("host_launch", Dimension::kSeconds).value_or(n.host_launch.value));
     n.host_sync =
         Seconds(node.optional_quantity("host_sync", Dimension::kSeconds).value_or(n.host_sync.value));
+    n.slow_host_share = node.optional_number("slow_host_share", 0.0, 1.0).value_or(n.slow_host_share);
+    n.slow_host_slowdown =
+        node.optional_number("slow_host_slowdown", 0.0, 1.0).value_or(n.slow_host_slowdown);
     node.finish();
   }
   std::vector<std::string> architectures;
@@ -446,6 +449,12 @@ StackSpec read_stack(Map& map) {
       [](const std::string& text) { return text == "list" ? Zero3Gather::kList : Zero3Gather::kFlat; },
       {Zero3Gather::kFlat});
   f.finish();
+  if (map.has("dp_bucket")) {
+    Map b = map.map("dp_bucket");
+    stack.dp_bucket.params = b.number("params", 1.0, 1e12);
+    stack.dp_bucket.params_per_rank = b.optional_number("params_per_rank", 0.0, 1e12).value_or(0.0);
+    b.finish();
+  }
   if (map.has("defaults")) {
     Map d = map.map("defaults");
     // Each default through its knob's own reader, so that a catalog typo fails as a user's would; the
@@ -696,7 +705,17 @@ TrainingSpec read_training(Map& map, const std::vector<TrainingField>& fields) {
     const std::string key(field.key);
     if (!map.has(key)) continue;
     const YAML::Node node = map.optional(key);
-    const std::string text = as_string(map.file(), node, map.field(key));
+    // A list (recompute_modules: [mla_up_proj, moe_act]) is its items comma-separated.
+    std::string text;
+    if (node.IsSequence()) {
+      for (const YAML::Node& item : node) {
+        if (!text.empty()) text += ',';
+        text += as_string(map.file(), item, map.field(key));
+      }
+      if (text.empty()) text = "none";
+    } else {
+      text = as_string(map.file(), node, map.field(key));
+    }
     try {
       assign_training_field(spec, field, text);
     } catch (const Error& e) {

@@ -445,14 +445,32 @@ NcclTestsLog parse_nccl_tests_log(const std::string& text, const std::string& fi
 }
 
 NcclTestsLog load_nccl_tests_log(const std::string& path) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) throw Error(ErrorLocation{path, 0, 0}, "", "no such file");
+  if (fs::is_directory(status)) {
     throw Error(ErrorLocation{path, 0, 0}, "", "is a directory, expected an nccl-tests log (a file)");
   }
-  if (!std::filesystem::exists(path, ec)) throw Error(ErrorLocation{path, 0, 0}, "", "no such file");
+  // A device or a pipe (/dev/urandom) never ends: only regular files, and of a log's size.
+  if (!fs::is_regular_file(status)) {
+    throw Error(ErrorLocation{path, 0, 0}, "", "not a regular file, expected an nccl-tests log");
+  }
+  constexpr std::uintmax_t kMaxLogBytes = 64u << 20;  // nccl-tests logs are kilobytes
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > kMaxLogBytes) {
+    throw Error(ErrorLocation{path, 0, 0}, "", "file is larger than 64 MiB, not an nccl-tests log");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorLocation{path, 0, 0}, "", "cannot open the nccl-tests log");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Binary data is no log: say where, rather than read it line by line.
+  const std::size_t nul = text.find('\0');
+  if (nul != std::string::npos) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n');
+    throw Error(ErrorLocation{path, static_cast<int>(line), 0}, "",
+                "binary data (a NUL byte), expected an nccl-tests log");
+  }
   return parse_nccl_tests_log(text, path);
 }
 

@@ -6,7 +6,8 @@
 
 namespace costmodel {
 
-std::vector<PublishedRun> load_published_runs(const std::string& path, const Catalog& catalog) {
+std::vector<PublishedRun> load_published_runs(const std::string& path, const Catalog& catalog,
+                                              std::string_view default_stack) {
   const yaml::Document document = yaml::parse_file(path);
   yaml::Map top(document.file, document.root, "");
   const YAML::Node list = top.required("runs");
@@ -40,7 +41,9 @@ std::vector<PublishedRun> load_published_runs(const std::string& path, const Cat
       run.training.stack = *stack;
     }
     try {
-      yaml::resolve_stack_in(run.training, catalog, run.cluster.stack, training);
+      yaml::resolve_stack_in(run.training, catalog,
+                             run.cluster.stack.empty() ? default_stack : std::string_view(run.cluster.stack),
+                             training);
     } catch (const Error& e) {
       // An unknown stack named by the run itself: at the run's `stack:`.
       if (stack && e.field() == training.field("stack")) throw entry.error_at("stack", e.message(), e.hint());

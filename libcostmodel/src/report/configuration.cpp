@@ -192,6 +192,7 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("dp_comm_exposed_s", e.breakdown.dp_comm_exposed.value)
       .set("optimizer_s", e.breakdown.optimizer.value)
       .set("host_s", e.breakdown.host.value)
+      .set("stragglers_s", e.breakdown.stragglers.value)
       .set("hidden_comm_s", e.breakdown.hidden_comm.value);
   Json memory = Json::object();
   memory.set("weights_bytes", e.memory.weights.value)
@@ -219,6 +220,10 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("global_batch", st.global_batch)
       .set("recompute", std::string(to_string(st.recompute)))
       .set("recompute_layers", st.recompute_layers > 0 ? Json(st.recompute_layers) : Json())
+      .set("recompute_modules",
+           st.recompute_modules != 0
+               ? Json(recompute_modules_text(st.recompute_modules, st.recompute == Recompute::kSelective))
+               : Json())
       .set("zero", st.zero)
       .set("dtype", std::string(to_string(st.dtype)))
       .set("grad_reduce_dtype", std::string(st.bf16_gradients          ? "bf16"
@@ -419,6 +424,10 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   row("recompute, zero, dtype",
       std::string(to_string(st.recompute)) +
           (st.recompute_layers > 0 ? " (" + std::to_string(st.recompute_layers) + " layers per chunk)" : "") +
+          (st.recompute_modules != 0
+               ? " (" + recompute_modules_text(st.recompute_modules, st.recompute == Recompute::kSelective) +
+                     ")"
+               : "") +
           ", " + std::to_string(st.zero) + ", " + std::string(to_string(st.dtype)));
   row("step time (s)", e.step_time.value);
   if (e.interval_coverage > 0.0) {
@@ -450,6 +459,7 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   row("  DP communication, exposed (s)", b.dp_comm_exposed.value);
   row("  optimizer (s)", b.optimizer.value);
   row("  host launches, exposed (s)", b.host.value);
+  row("  slowest host's lag (s)", b.stragglers.value);
   row("memory per GPU (GiB)", m.total.value / kGibi);
   row("  weights (GiB)", m.weights.value / kGibi);
   row("  gradients (GiB)", m.gradients.value / kGibi);

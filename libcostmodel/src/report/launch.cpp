@@ -72,8 +72,15 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
     arg("--recompute-granularity", "full");
     arg("--recompute-method", st.recompute_layers > 0 ? "block" : "uniform");
     arg("--recompute-num-layers", std::to_string(std::max(1, st.recompute_layers)));
-  } else if (st.recompute == Recompute::kSelective) {
+  } else if (st.recompute == Recompute::kSelective || st.recompute_modules != 0) {
     arg("--recompute-granularity", "selective");
+    if (st.recompute_modules != 0) {
+      // Megatron-Core's --recompute-modules takes the names space-separated (nargs '*').
+      std::string modules =
+          recompute_modules_text(st.recompute_modules, st.recompute == Recompute::kSelective);
+      std::replace(modules.begin(), modules.end(), ',', ' ');
+      arg("--recompute-modules", modules);
+    }
   }
   if (st.zero >= 1 && st.zero <= 2) arg("--use-distributed-optimizer");
   if (st.zero == 2)
@@ -157,8 +164,16 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
     out << "model.config.recompute_granularity=full\nmodel.config.recompute_method="
         << (st.recompute_layers > 0 ? "block" : "uniform")
         << "\nmodel.config.recompute_num_layers=" << std::max(1, st.recompute_layers) << '\n';
-  } else if (st.recompute == Recompute::kSelective) {
+  } else if (st.recompute == Recompute::kSelective || st.recompute_modules != 0) {
     out << "model.config.recompute_granularity=selective\n";
+    if (st.recompute_modules != 0) {
+      // A Python list of the names.
+      std::string modules =
+          recompute_modules_text(st.recompute_modules, st.recompute == Recompute::kSelective);
+      for (std::size_t at = modules.find(','); at != std::string::npos; at = modules.find(',', at + 3))
+        modules.replace(at, 1, "','");
+      out << "model.config.recompute_modules=['" << modules << "']\n";
+    }
   }
   out << "trainer.strategy.ddp.use_distributed_optimizer=" << (st.zero >= 1 ? "true" : "false") << '\n'
       << "trainer.strategy.ddp.overlap_grad_reduce=" << (st.overlap ? "true" : "false") << '\n';

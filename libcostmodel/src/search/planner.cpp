@@ -468,6 +468,7 @@ PlanRequest plan_request(const ModelSpec& model, const ClusterSpec& cluster, con
   request.training.bf16_gradients = training.bf16_gradients;
   request.training.bf16_optimizer = training.bf16_optimizer;
   request.training.fp8_params = training.fp8_params;
+  request.training.recompute_modules = training.recompute_modules;
   request.training.compression = training.compression;
   request.space = pinned(SearchSpace{}, training.pins);
   request.options = estimate_options(training);

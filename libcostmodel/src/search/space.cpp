@@ -216,6 +216,7 @@ Strategy CandidateSpace::representative(const ParallelSplit& split) const {
   s.bf16_gradients = training_.bf16_gradients;
   s.bf16_optimizer = training_.bf16_optimizer;
   s.fp8_params = training_.fp8_params;
+  s.recompute_modules = training_.recompute_modules;
   s.compression = training_.compression;
   if (recompute_count_ > 0) s.recompute = recompute_[0];
   if (zero_count_ > 0) s.zero = zero_[0];

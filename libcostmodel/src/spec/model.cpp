@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
+#include <vector>
+
+#include "costmodel/error.hpp"
 
 namespace costmodel {
 
@@ -43,6 +47,63 @@ std::optional<Recompute> parse_recompute(std::string_view name) {
   if (name == "selective") return Recompute::kSelective;
   if (name == "full") return Recompute::kFull;
   return std::nullopt;
+}
+
+namespace {
+
+// Megatron-Core's names of the recompute modules (transformer_config.py recompute_modules) costmodel models.
+constexpr std::pair<std::string_view, unsigned> kRecomputeModules[] = {
+    {"mlp", kRecomputeMlp},
+    {"moe", kRecomputeMoe},
+    {"moe_act", kRecomputeMoeAct},
+    {"layernorm", kRecomputeLayernorm},
+    {"mla_up_proj", kRecomputeMlaUpProj},
+    {"shared_experts", kRecomputeSharedExperts},
+};
+
+}  // namespace
+
+std::string recompute_modules_text(unsigned modules, bool core_attention) {
+  std::string text = core_attention ? "core_attn" : "";
+  for (const auto& [name, bit] : kRecomputeModules) {
+    if ((modules & bit) == 0) continue;
+    if (!text.empty()) text += ',';
+    text += name;
+  }
+  return text;
+}
+
+unsigned parse_recompute_modules(std::string_view text, bool& core_attention) {
+  core_attention = false;
+  if (text == "none") return 0;
+  unsigned modules = 0;
+  std::vector<std::string> known{"core_attn"};
+  for (const auto& entry : kRecomputeModules) known.emplace_back(entry.first);
+  while (true) {
+    const std::size_t comma = text.find(',');
+    std::string_view name = text.substr(0, comma);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    bool found = name == "core_attn";
+    core_attention = core_attention || found;
+    for (const auto& [module, bit] : kRecomputeModules) {
+      if (name == module) {
+        modules |= bit;
+        found = true;
+      }
+    }
+    if (!found) {
+      const std::string closest = closest_name(std::string(name), known);
+      throw Error(ErrorLocation{}, "",
+                  "unknown recompute module '" + std::string(name) +
+                      "' (expected a comma-separated list of core_attn, mlp, moe, moe_act, layernorm, "
+                      "mla_up_proj, shared_experts, or none)",
+                  closest.empty() ? std::string() : "did you mean '" + closest + "'?");
+    }
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return modules;
 }
 
 int ModelSpec::moe_layers() const {
@@ -225,7 +286,8 @@ double megatron_flops_per_iteration(const ModelSpec& m, std::int64_t global_batc
 }
 
 double activation_bytes_per_layer(const ModelSpec& m, std::int64_t seq_len, std::int64_t micro_batch, int tp,
-                                  bool sequence_parallel, Recompute recompute, bool fp8_inputs) {
+                                  bool sequence_parallel, Recompute recompute, bool fp8_inputs,
+                                  unsigned recompute_modules) {
   const double s = static_cast<double>(seq_len);
   const double b = static_cast<double>(micro_batch);
   const double h = static_cast<double>(m.hidden);
@@ -251,34 +313,53 @@ double activation_bytes_per_layer(const ModelSpec& m, std::int64_t seq_len, std:
     const MlaSpec& mla = *m.mla;
     const double v = std::max(static_cast<double>(m.v_dim()), t * static_cast<double>(mla.v_head_dim));
     const double out = static_cast<double>(m.out_dim());
-    split = 2.0 * s * b * q + 2.0 * s * b * kv + 2.0 * s * b * v + (fp8_inputs ? 1.0 : 2.0) * s * b * out;
+    // Recompute of the up projections (mla_up_proj) discards Q, K and V after the attention core and
+    // rebuilds them from the kept latents (Megatron-Core multi_latent_attention.py, qkv_up_checkpoint).
+    const double up_projected = (recompute_modules & kRecomputeMlaUpProj) != 0 ? 0.0 : 2.0 * (q + kv + v);
+    split = s * b * up_projected + (fp8_inputs ? 1.0 : 2.0) * s * b * out;
     replicated += s * b *
                   (4.0 * static_cast<double>(mla.q_lora_rank + mla.kv_lora_rank) +
                    2.0 * static_cast<double>(mla.qk_rope_head_dim));
+    // MLA's input norm is not fused into a linear layer (gpt_layer_specs.py, MLA without down-projection
+    // fusion): layernorm recompute discards its output, the down projections' input.
+    if ((recompute_modules & kRecomputeLayernorm) != 0) replicated -= (fp8_inputs ? 1.0 : 2.0) * sbh;
   }
   // ... and the MLP's intermediate activations: GELU input and output 2 x 2sbf (16sbh at f = 4h);
   // a gated MLP keeps gate, up and their product, 3 x 2sbf.
   // (FP8: the second matrix's input, one of them, in 1 byte.)
   const double per_width = (m.ffn == FfnKind::kGelu ? 4.0 : 6.0) - (fp8_inputs ? 1.0 : 0.0);
-  const double dense_mlp = per_width * s * b * static_cast<double>(m.ffn_hidden);
-  if (m.is_moe() && m.moe_layers() > 0) {
-    const double experts = per_width * s * b * static_cast<double>(m.moe->expert_ffn_hidden) *
-                           (m.moe->top_k + m.moe->shared_experts);
-    // The k copies of each token the dispatcher sends to its experts, kept twice for the backward: the
-    // permuted tokens as the experts' fc1 input (2 bytes; FP8: 1) and the experts' output that unpermute
-    // weighs by the routing probabilities (2 bytes): Megatron-Core moe_utils.permute / unpermute and
-    // experts.py GroupedMLP (the autograd of fc1 and of the probability-weighted sum).
-    const double dispatched = (fp8_inputs ? 3.0 : 4.0) * sbh * m.moe->top_k;
-    if (m.moe_layers() == m.layers) {
-      split += experts;
-      split += dispatched;
-    } else {
-      // With dense layers among them (every > 1, first_dense_layers), the mean layer.
-      const double share = static_cast<double>(m.moe_layers()) / m.layers;
-      split += (1.0 - share) * dense_mlp + share * (experts + dispatched);
-    }
+  const double input_bytes = fp8_inputs ? 1.0 : 2.0;  // a linear layer's kept input, per element
+  const auto recomputed = [&](unsigned module) { return (recompute_modules & module) != 0; };
+  // Recompute of the dense MLP (mlp) keeps only the MLP's input, the residual that its fused norm reads
+  // (kept as the norm's input): its intermediates and its fc1 input, the norm's output, go.
+  const double dense_mlp =
+      recomputed(kRecomputeMlp) ? 0.0 : per_width * s * b * static_cast<double>(m.ffn_hidden);
+  const double dense_input_dropped = recomputed(kRecomputeMlp) ? input_bytes * sbh : 0.0;
+  const double share = m.is_moe() ? static_cast<double>(m.moe_layers()) / m.layers : 0.0;
+  if (share > 0.0) {
+    const MoeSpec& moe = *m.moe;
+    const double fe = static_cast<double>(moe.expert_ffn_hidden);
+    // The routed experts' activation recompute (moe_act) discards the activation's output, fc2's input
+    // (Megatron-Core experts.py, activation_checkpoint).
+    const double act = recomputed(kRecomputeMoeAct) ? input_bytes : 0.0;
+    const double routed = (per_width - act) * s * b * fe * moe.top_k;
+    const double shared =
+        recomputed(kRecomputeSharedExperts) ? 0.0 : per_width * s * b * fe * moe.shared_experts;
+    // The k copies of each token the dispatcher sends to its experts, kept as the experts' fc1 input.
+    // Megatron-Core applies the routing probabilities inside the experts' activation and unpermutes without
+    // them since "Memory efficient token permutation" (commit 2659630721, 2025-04), so the experts' output
+    // is not kept (experts.py bias_act_func with permuted_probs; token_dispatcher.py unpermute).
+    const double dispatched = input_bytes * sbh * moe.top_k;
+    // Recompute of the whole MoE layer (moe) keeps only its input, the norm's output.
+    const double moe_layer = recomputed(kRecomputeMoe) ? 0.0 : routed + shared + dispatched;
+    split += (1.0 - share) * dense_mlp + share * moe_layer;
+    // A MoE layer's norm is not fused into a linear layer (the router reads its output; gpt_layer_specs.py
+    // pre_mlp_layernorm): layernorm recompute discards that output, the MoE layer's input.
+    const double moe_input_dropped = recomputed(kRecomputeLayernorm) ? input_bytes * sbh : 0.0;
+    replicated -= (1.0 - share) * dense_input_dropped + share * moe_input_dropped;
   } else {
     split += dense_mlp;
+    replicated -= dense_input_dropped;
   }
   // softmax output 2as²b, its dropout mask as²b and dropout output 2as²b: 5as²b (2as²b without dropout).
   const double scores = (m.has_dropout() ? 5.0 : 2.0) * a * s * s * b;

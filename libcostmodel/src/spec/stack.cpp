@@ -37,6 +37,7 @@ StackRefusal refuses(const StackFeatures& f, const Strategy& s) noexcept {
                     (s.cp == 1 || f.context_parallel) && (s.ep == 1 || f.expert_parallel) &&
                     (s.expert_tp() == s.tp || f.expert_tensor_parallel) &&
                     (s.recompute != Recompute::kSelective || f.selective_recompute) &&
+                    (s.recompute_modules == 0 || f.recompute_modules) &&
                     (!s.overlap || (f.dp_overlap && (s.pp == 1 || f.dp_overlap_with_pipeline)));
   return runs ? StackRefusal::kNone : StackRefusal::kFeature;
 }
@@ -61,6 +62,8 @@ std::vector<std::string> stack_refusals(const StackSpec& stack, const Strategy& 
   if (s.expert_tp() != s.tp && !f.expert_tensor_parallel)
     out.push_back("an expert tensor-parallel degree other than tp (" + degree("etp", s.expert_tp()) + ")");
   if (s.recompute == Recompute::kSelective && !f.selective_recompute) out.push_back("selective recompute");
+  if (s.recompute_modules != 0 && !f.recompute_modules)
+    out.push_back("recompute modules (--recompute-modules)");
   if (s.overlap && !f.dp_overlap) out.push_back("data-parallel communication overlapped with the passes");
   if (s.overlap && f.dp_overlap && s.pp > 1 && !f.dp_overlap_with_pipeline)
     out.push_back("data-parallel communication overlapped with the passes under pipeline parallelism");
@@ -80,6 +83,7 @@ const std::vector<StackFeatureFlag>& stack_feature_flags() {
       {"flash_attention", &StackFeatures::flash_attention},
       {"fp8", &StackFeatures::fp8},
       {"selective_recompute", &StackFeatures::selective_recompute},
+      {"recompute_modules", &StackFeatures::recompute_modules},
       {"dp_overlap", &StackFeatures::dp_overlap},
       {"dp_overlap_with_pipeline", &StackFeatures::dp_overlap_with_pipeline},
       {"tp_comm_overlap", &StackFeatures::tp_comm_overlap},
@@ -151,6 +155,8 @@ void apply_stack(TrainingSpec& training, const StackSpec& stack) {
     refuse("etp", "an expert tensor-parallel degree other than tp");
   if (p.recompute && *p.recompute == Recompute::kSelective && !f.selective_recompute)
     refuse("recompute", "selective recompute");
+  if (training.recompute_modules != 0 && !f.recompute_modules)
+    refuse("recompute_modules", "recompute modules (Megatron-Core's --recompute-modules)");
   if (p.overlap && *p.overlap && !f.dp_overlap) refuse("overlap", "data-parallel communication overlap");
   if (p.overlap && *p.overlap && p.pp && *p.pp > 1 && !f.dp_overlap_with_pipeline)
     refuse("overlap", "data-parallel communication overlap under pipeline parallelism");

@@ -248,6 +248,24 @@ void walk_division_rules(const Strategy& st, const ModelSpec& model, bool split_
       });
     }
   }
+  // Megatron-Core's recompute modules name parts of a model that it must have (transformer_config.py:
+  // mla_up_proj needs multi-latent attention; moe, moe_act and shared_experts a MoE layer, shared experts).
+  if ((st.recompute_modules & kRecomputeMlaUpProj) != 0 && !model.mla) {
+    fail(kBadDegree,
+         [] { return std::string("recompute module mla_up_proj needs a model with MLA attention"); });
+  }
+  if ((st.recompute_modules & (kRecomputeMoe | kRecomputeMoeAct | kRecomputeSharedExperts)) != 0 &&
+      model.moe_layers() == 0) {
+    fail(kBadDegree,
+         [] { return std::string("recompute modules moe, moe_act and shared_experts need MoE layers"); });
+  }
+  if ((st.recompute_modules & kRecomputeSharedExperts) != 0 && model.is_moe() &&
+      model.moe->shared_experts == 0) {
+    fail(kBadDegree, [] { return std::string("recompute module shared_experts needs shared experts"); });
+  }
+  if (st.recompute_modules != 0 && st.recompute == Recompute::kFull) {
+    fail(kBadDegree, [] { return std::string("recompute modules need selective recompute, not full"); });
+  }
   // Megatron-Core folds the experts over the stage's tp·cp·dp ranks: etp·ep must divide them
   // (megatron/core/parallel_state.py, initialize_model_parallel: world_size % (etp·ep·pp)). This model takes
   // etp = tp (Megatron-Core's default) or 1.

@@ -124,6 +124,24 @@ const std::vector<TrainingField>& training_fields() {
          }
          if (spec.pins.recompute_layers && *spec.pins.recompute != Recompute::kFull)
            throw Error("recompute " + quoted(text) + " does not go with recompute_layers, which needs full");
+         if (spec.recompute_modules_core) {
+           // Megatron-Core's selective granularity with a module list: the list says what is recomputed.
+           if (*spec.pins.recompute == Recompute::kFull)
+             throw Error("recompute full does not go with recompute_modules, which needs selective");
+           spec.pins.recompute = *spec.recompute_modules_core ? Recompute::kSelective : Recompute::kNone;
+         }
+       }},
+      {"recompute_modules", "recompute-modules",
+       "Megatron-Core's selective recompute modules, comma-separated: core_attn (= recompute selective), "
+       "mlp, moe, moe_act, layernorm, mla_up_proj, shared_experts, or none [core_attn under selective]",
+       false,
+       [](TrainingSpec& spec, std::string_view text) {
+         bool core = false;
+         spec.recompute_modules = parse_recompute_modules(text, core);
+         if (spec.pins.recompute == Recompute::kFull || spec.pins.recompute_layers)
+           throw Error("recompute_modules needs selective recompute, but recompute is full");
+         spec.recompute_modules_core = core;
+         spec.pins.recompute = core ? Recompute::kSelective : Recompute::kNone;
        }},
       {"recompute_layers", "recompute-layers",
        "with full recompute, the layers of each model chunk recomputed, the rest keeping their activations "
@@ -132,6 +150,8 @@ const std::vector<TrainingField>& training_fields() {
        false,
        [](TrainingSpec& spec, std::string_view text) {
          spec.pins.recompute_layers = integer(text, 1);
+         if (spec.recompute_modules_core)
+           throw Error("recompute_layers needs full recompute, which does not go with recompute_modules");
          if (spec.pins.recompute && *spec.pins.recompute != Recompute::kFull)
            throw Error("recompute_layers needs full recompute, but recompute is " +
                        std::string(to_string(*spec.pins.recompute)));
@@ -378,6 +398,7 @@ Strategy pinned_strategy(const TrainingSpec& spec, const ModelSpec& model, int g
   st.bf16_gradients = spec.bf16_gradients;
   st.bf16_optimizer = spec.bf16_optimizer;
   st.fp8_params = spec.fp8_params;
+  st.recompute_modules = spec.recompute_modules;
   // Unpinned, as the stack runs them (every feature without one).
   const StackFeatures every;
   const StackFeatures& f = spec.stack_spec ? spec.stack_spec->features : every;

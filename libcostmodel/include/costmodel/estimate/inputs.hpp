@@ -13,6 +13,7 @@
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/intervals.hpp"
 #include "costmodel/spec/model.hpp"
+#include "costmodel/spec/stack.hpp"
 #include "costmodel/spec/strategy.hpp"
 
 namespace costmodel {
@@ -58,6 +59,9 @@ struct EstimateOptions {
   /// Megatron-Core --cuda-graph-impl: which host launches CUDA graphs replace (host_terms.hpp). Off by
   /// default, as in Megatron-Core.
   CudaGraphs cuda_graphs = CudaGraphs::kOff;
+  /// The gradient buckets of the stack's DDP (StackSpec::dp_bucket): the last one's reduction and the first
+  /// one's gather stay exposed (data_parallel_streams()). Default: none modelled.
+  DataParallelBucket dp_bucket;
   /// The software stack's name (TrainingSpec::stack), for the unvalidated flags; empty: none named.
   std::string stack;
   /// The catalog's prediction intervals (data/intervals.yaml): Estimator::describe_collectives() gives the
@@ -144,6 +148,9 @@ struct StepInputs {
   /// the fullest stage over its layers (1: every layer; the same share is applied to every stage). 0
   /// otherwise.
   double recomputed_share = 0;
+  /// The share of a MoE layer's forward, dispatch and combine included, that runs again: recomputed_share,
+  /// or 1 when the MoE layer is a recompute module (Strategy::recompute_modules, kRecomputeMoe).
+  double moe_recomputed_share = 0;
   double moe_share = 0;                  ///< fraction of layers that are MoE layers (0 for a dense model)
   Dtype attention_dtype = Dtype::kBf16;  ///< the attention core's precision (bf16 under fp8 by default)
   double capacity_factor = 1.0;          ///< EstimateOptions::moe_capacity_factor

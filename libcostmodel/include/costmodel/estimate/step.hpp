@@ -64,6 +64,8 @@ struct StepBreakdown {
   /// Host (CPU) time the GPU waits for: framework ops and kernel launches beyond the GPU's work between two
   /// host synchronisations, and the synchronisations of a dropless MoE dispatcher (host_terms.hpp).
   Seconds host;
+  /// The slowest host's lag: a job's step waits for its slowest host (NodeSpec::slow_host_share).
+  Seconds stragglers;
   /// Not part of the step time: the communication hidden behind the pacing stage's compute (data-parallel
   /// streams and the context-parallel ring), at most `compute` (overlap.hpp).
   Seconds hidden_comm;
@@ -182,10 +184,16 @@ class Estimator {
   ClusterSpec cluster_;
   EstimateOptions options_;
   Topology topology_;
-  ModelTerms terms_;     // per-model numbers, precomputed
-  Goodput goodput_;      // interruptions on this cluster (estimate/goodput.hpp)
-  Ownership ownership_;  // capex, power and cost rates of this cluster (estimate/economics.hpp)
+  ModelTerms terms_;        // per-model numbers, precomputed
+  Goodput goodput_;         // interruptions on this cluster (estimate/goodput.hpp)
+  Ownership ownership_;     // capex, power and cost rates of this cluster (estimate/economics.hpp)
+  double straggler_share_;  // the step's expected lengthening by slow hosts (straggler_share())
 };
+
+/// The expected lengthening of a step, as a share of it, by persistent stragglers on `cluster`: its GPU
+/// node's slow_host_slowdown times the chance that at least one of the cluster's hosts is one of the slow
+/// share (1 - (1 - share)^hosts; MegaScale, Jiang et al. NSDI 2024 §5.1, §6.3). 0 when the node gives none.
+[[nodiscard]] double straggler_share(const ClusterSpec& cluster) noexcept;
 
 /// Convenience: Estimator(model, cluster, options).evaluate(strategy), its collectives described.
 [[nodiscard]] StepEstimate estimate(const ModelSpec& model, const ClusterSpec& cluster,

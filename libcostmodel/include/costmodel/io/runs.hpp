@@ -4,6 +4,7 @@
 // `costmodel validate` and calibration.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "costmodel/analysis/validate.hpp"
@@ -11,7 +12,9 @@
 
 namespace costmodel {
 
-/// Loads a runs file (`runs:` list); errors name FILE:LINE:COL and the field.
-[[nodiscard]] std::vector<PublishedRun> load_published_runs(const std::string& path, const Catalog& catalog);
+/// Loads a runs file (`runs:` list); errors name FILE:LINE:COL and the field. A run that names no software
+/// stack (nor its cluster) runs under `default_stack`, a catalog stack name (empty: kDefaultStack).
+[[nodiscard]] std::vector<PublishedRun> load_published_runs(const std::string& path, const Catalog& catalog,
+                                                            std::string_view default_stack = {});
 
 }  // namespace costmodel

@@ -37,9 +37,10 @@ namespace costmodel {
 struct TrainingSettings {
   int global_batch = 1024;  ///< sequences per step
   Dtype dtype = Dtype::kBf16;
-  bool bf16_gradients = false;  ///< Strategy::bf16_gradients
-  bool bf16_optimizer = false;  ///< Strategy::bf16_optimizer
-  bool fp8_params = true;       ///< Strategy::fp8_params
+  bool bf16_gradients = false;     ///< Strategy::bf16_gradients
+  bool bf16_optimizer = false;     ///< Strategy::bf16_optimizer
+  bool fp8_params = true;          ///< Strategy::fp8_params
+  unsigned recompute_modules = 0;  ///< Strategy::recompute_modules
   Compression compression;
 };
 
@@ -165,6 +166,7 @@ void CandidateSpace::for_each_candidate(const ParallelSplit& split, Visit&& visi
   s.bf16_gradients = training_.bf16_gradients;
   s.bf16_optimizer = training_.bf16_optimizer;
   s.fp8_params = training_.fp8_params;
+  s.recompute_modules = training_.recompute_modules;
   s.compression = training_.compression;
   const int per_replica = training_.global_batch / split.dp;
   const int sp_count = split.tp > 1 ? sequence_parallel_count_ : 1;

@@ -170,7 +170,13 @@ struct NodeSpec {
   Seconds host_op;
   Seconds host_launch;  ///< see host_op
   Seconds host_sync;    ///< see host_op
-  std::string source;   ///< where the node's description comes from
+  /// Persistent stragglers: the share of hosts slower than the rest, and how much slower that makes a
+  /// job's step once it holds one of them (dimensionless; 0: not modelled). The step waits for the slowest
+  /// host: step x slow_host_slowdown x P(at least one of the job's hosts is slow) (estimate/step.hpp,
+  /// Estimator::straggler_share()).
+  double slow_host_share = 0;
+  double slow_host_slowdown = 0;  ///< see slow_host_share
+  std::string source;             ///< where the node's description comes from
 };
 
 /// One GPU model of the catalog.

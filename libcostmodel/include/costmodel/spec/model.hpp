@@ -156,14 +156,35 @@ enum class Recompute { kNone, kSelective, kFull };
 /// The mode named `name`, or nullopt.
 [[nodiscard]] std::optional<Recompute> parse_recompute(std::string_view name);
 
+/// Modules Megatron-Core's selective recompute rebuilds besides, or instead of, the attention core
+/// (--recompute-granularity selective --recompute-modules; megatron/core/transformer/transformer_config.py
+/// recompute_modules, commit d98e8a64): bit flags. The attention core ("core_attn") is Recompute::kSelective.
+enum RecomputeModule : unsigned {
+  kRecomputeMlp = 1u << 0,            ///< "mlp": the dense MLP of a dense layer
+  kRecomputeMoe = 1u << 1,            ///< "moe": the whole MoE layer, dispatch and combine included
+  kRecomputeMoeAct = 1u << 2,         ///< "moe_act": the routed experts' activation function
+  kRecomputeLayernorm = 1u << 3,      ///< "layernorm": the norms not fused into the next linear layer
+  kRecomputeMlaUpProj = 1u << 4,      ///< "mla_up_proj": MLA's up projections and RoPE
+  kRecomputeSharedExperts = 1u << 5,  ///< "shared_experts": the shared experts of a MoE layer
+};
+/// The names of `modules` (RecomputeModule bits) in Megatron-Core's spelling, comma-separated, "core_attn"
+/// first when `core_attention`; "" for none.
+[[nodiscard]] std::string recompute_modules_text(unsigned modules, bool core_attention);
+/// The modules of a comma-separated list of Megatron-Core names ("core_attn" sets `core_attention`; "none"
+/// alone is the empty list). Throws Error naming the first unknown module, with a suggestion.
+[[nodiscard]] unsigned parse_recompute_modules(std::string_view text, bool& core_attention);
+
 /// Activation bytes of one transformer layer for one micro-batch (Korthikanti et al. 2022, Table 2):
 /// sbh(34 + 5as/h) unparallelised; with tensor parallelism t, sbh(10 + 24/t + 5as/(ht)); with sequence
 /// parallelism sbh/t(34 + 5as/h); selective recompute drops the 5as/h terms; full recompute keeps the 2sbh
 /// input only (2sbh/t with sequence parallelism). Generalised to GQA (K/V at least one head per TP rank, as
 /// Megatron-LM replicates them when tp > kv_heads), gated MLPs and ffn != 4h by term. `fp8_inputs`: the
 /// linear layers keep their inputs for the backward pass in FP8 (Transformer Engine), 1 byte instead of 2.
+/// `recompute_modules` (RecomputeModule bits, with recompute none or selective) drops what those modules
+/// would keep: their outputs are discarded after use and rebuilt in the backward pass.
 [[nodiscard]] double activation_bytes_per_layer(const ModelSpec& model, std::int64_t seq_len,
                                                 std::int64_t micro_batch, int tp, bool sequence_parallel,
-                                                Recompute recompute, bool fp8_inputs = false);
+                                                Recompute recompute, bool fp8_inputs = false,
+                                                unsigned recompute_modules = 0);
 
 }  // namespace costmodel

@@ -31,6 +31,7 @@ struct StackFeatures {
   bool flash_attention = true;                      ///< fused attention kernels
   bool fp8 = true;                                  ///< FP8 GEMMs (Transformer Engine or equivalent)
   bool selective_recompute = true;                  ///< recompute of the attention core only
+  bool recompute_modules = true;                    ///< Megatron-Core's --recompute-modules
   bool dp_overlap = true;                           ///< DP reduce/gather overlapped with the passes
   bool dp_overlap_with_pipeline = true;             ///< that overlap also with pp > 1
   bool tp_comm_overlap = true;                      ///< TP collectives overlapped with their GEMMs
@@ -50,6 +51,22 @@ struct StackFeatureFlag {
 /// read.
 [[nodiscard]] const std::vector<StackFeatureFlag>& stack_feature_flags();
 
+/// The data-parallel gradient buckets a stack's DDP launches: max(params, params_per_rank x the DP group's
+/// ranks) parameters each (Megatron-Core distributed_data_parallel.py: max(40M, 1M x dp) since commit
+/// 0fda386c, 2024-04). Gradients are reduced bucket by bucket as the backward produces them; the last
+/// bucket (the first layers and the embedding) only after the backward, and the first bucket's parameter
+/// gather before the next forward can start: neither overlaps compute. 0 (the default): not modelled, the
+/// whole exchange overlaps as one stream.
+struct DataParallelBucket {
+  double params = 0;           ///< parameters per bucket, at least
+  double params_per_rank = 0;  ///< more per rank of the DP group
+  /// Parameters per bucket for a DP group of `ranks` (0: not modelled).
+  [[nodiscard]] double size(int ranks) const noexcept {
+    const double scaled = params_per_rank * ranks;
+    return params > scaled ? params : scaled;
+  }
+};
+
 /// One named software stack (data/stacks.yaml entry).
 struct StackSpec {
   std::string name;         ///< catalog name, e.g. "megatron-core"
@@ -57,6 +74,7 @@ struct StackSpec {
   std::string library;      ///< the collective library its programs call, e.g. "NCCL"
   std::string source;       ///< where the features and defaults come from
   StackFeatures features;
+  DataParallelBucket dp_bucket;  ///< its DDP's gradient buckets (data/stacks.yaml dp_bucket)
   /// Knobs its standard launch sets, as training field keys and values ("tp_comm_overlap", "off"), applied
   /// where the user or the source did not set them (apply_stack()).
   std::vector<std::pair<std::string, std::string>> defaults;

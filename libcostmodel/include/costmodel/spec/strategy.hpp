@@ -65,6 +65,10 @@ struct Strategy {
   /// transformer_block.py, TransformerBlock._checkpointed_forward); 0: every layer (--recompute-method
   /// uniform --recompute-num-layers 1). See recomputed_layers().
   int recompute_layers = 0;
+  /// Modules recomputed besides, or instead of, the attention core under Megatron-Core's selective
+  /// recompute (RecomputeModule bits, spec/model.hpp; --recompute-modules): only with recompute none or
+  /// selective, the attention core itself being Recompute::kSelective.
+  unsigned recompute_modules = 0;
   int zero = 0;  ///< ZeRO stage 0..3 (1 = distributed optimizer)
   Dtype dtype = Dtype::kBf16;
   /// Main gradients kept and reduced in bf16 (Megatron-LM --grad-reduce-in-bf16; NeMo's performance recipes

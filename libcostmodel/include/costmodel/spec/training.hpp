@@ -28,9 +28,14 @@ struct TrainingSpec {
   std::optional<std::int64_t> seq_len;  ///< tokens per sequence; default the model's
   std::optional<int> global_batch;      ///< sequences per step; default default_global_batch()
   Dtype dtype = Dtype::kBf16;           ///< GEMM precision: bf16, fp16 or fp8
-  bool bf16_gradients = false;   ///< gradients reduced (and kept) in bf16, not fp32: Strategy::bf16_gradients
-  bool bf16_optimizer = false;   ///< Adam's states (and master weights) in bf16: Strategy::bf16_optimizer
-  bool fp8_params = true;        ///< FP8 primary weights under dtype fp8: Strategy::fp8_params
+  bool bf16_gradients = false;  ///< gradients reduced (and kept) in bf16, not fp32: Strategy::bf16_gradients
+  bool bf16_optimizer = false;  ///< Adam's states (and master weights) in bf16: Strategy::bf16_optimizer
+  bool fp8_params = true;       ///< FP8 primary weights under dtype fp8: Strategy::fp8_params
+  /// Megatron-Core's recompute modules other than the attention core: Strategy::recompute_modules. Set,
+  /// they also pin the recompute (selective with core_attn among them, else none).
+  unsigned recompute_modules = 0;
+  /// Whether recompute_modules was given, and with core_attn among them.
+  std::optional<bool> recompute_modules_core;
   std::optional<double> tokens;  ///< training tokens (a count), for days and cost
   Compression compression;       ///< of the data-parallel gradient exchange
   bool flash_attention = true;   ///< fused attention (Dao et al. 2022) vs standard kernels
