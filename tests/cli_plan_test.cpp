@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -189,6 +190,25 @@ TEST_CASE("table with --pareto, and -o FILE") {
   const std::string text = read_file(path);
   CHECK(text.find("Pareto front") != std::string::npos);
   CHECK(text.find("evaluated ") != std::string::npos);
+}
+
+TEST_CASE("--pareto --format csv: the top rows, then the front, each saying which") {
+  // Issue 30: the CSV held the Pareto front alone, dropping the --top rows.
+  const auto result =
+      run_cli({"plan", "--model", "llama3-8b", "--gpus", "64", "--top", "3", "--pareto", "--format", "csv"});
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  std::istringstream in(result.out);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line.rfind("set,rank,tp,", 0) == 0);
+  int top = 0, front = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("top,", 0) == 0) ++top;
+    if (line.rfind("pareto,", 0) == 0) ++front;
+  }
+  CHECK(top == 3);
+  CHECK(front >= 1);
 }
 
 TEST_CASE("usage errors exit 2") {

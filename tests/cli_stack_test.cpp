@@ -127,3 +127,27 @@ TEST_CASE("validate and calibrate --runs: --stack for the runs that name none") 
   check_one_line_error(logs, 2);
   CHECK(contains(logs.err, "--stack: needs --runs RUNS.yaml"));
 }
+
+TEST_CASE("scenario --stack: the stack of the cases that name none") {
+  TempDir dir;
+  const std::string file = (dir.path() / "scenario.yaml").string();
+  std::ofstream(file) << "title: t\nbase:\n  cluster:\n    gpu: a100-80gb\n    gpus: 32\n"
+                         "    scale_out: {topology: fat-tree, link: ib-hdr-200g}\n"
+                         "  model: megatron-1.7b\n  training: {global_batch: 64}\n"
+                         "sweep:\n  training.micro_batch: [1, 2]\n";
+  const auto result = run_cli({"scenario", file, "--stack", "deepspeed", "--format", "json"});
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const Json out = parse_json(result.out);
+  int configurations = 0;
+  for (const Json& row : member(out, "rows").as_array()) {
+    for (const Json& config : member(row, "configurations").as_array()) {
+      CHECK(std::get<std::string>(member(config, "stack").value()) == "deepspeed");
+      ++configurations;
+    }
+  }
+  CHECK(configurations >= 2);
+  const auto typo = run_cli({"scenario", file, "--stack", "deepspeeed"});
+  check_one_line_error(typo, 2);
+  CHECK(contains(typo.err, "did you mean 'deepspeed'"));
+}

@@ -99,6 +99,17 @@ TEST_CASE("a line chart is well-formed SVG with one group per series, gaps for m
   const std::string bars = render_svg(chart);
   CHECK(xml_problem(bars).empty());
   CHECK(count(bars, "<rect") >= 5 + 1);
+
+  // Issue 30: a bar's length is its value, so days from 43.3 to 50.1 are drawn from zero (a line chart of
+  // the same values keeps its close-up axis).
+  LineChart days;
+  days.categories = {"a", "b"};
+  days.series = {{"days", {43.3, 50.1}}};
+  days.bars = true;
+  const std::string from_zero = render_svg(days);
+  CHECK(from_zero.find(R"(text-anchor="end">0<)") != std::string::npos);
+  days.bars = false;
+  CHECK(render_svg(days).find(R"(text-anchor="end">0<)") == std::string::npos);
 }
 
 TEST_CASE("the Pareto chart: one series per fabric, marker area grows with the switch count") {

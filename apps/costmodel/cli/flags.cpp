@@ -180,10 +180,10 @@ void resolve_training_stack(TrainingArgs& args, const Catalog& catalog, const Cl
   }
 }
 
-void add_runs_stack_option(po::options_description& options) {
-  options.add_options()(
-      "stack", po::value<std::string>()->value_name("NAME"),
-      "software stack of the runs that name none (costmodel catalog stacks) [megatron-core]");
+void add_runs_stack_option(po::options_description& options, const std::string& what) {
+  const std::string help =
+      "software stack of " + what + " that name none (costmodel catalog stacks) [megatron-core]";
+  options.add_options()("stack", po::value<std::string>()->value_name("NAME"), help.c_str());
 }
 
 std::string runs_stack_option(const po::variables_map& values, const Catalog& catalog,

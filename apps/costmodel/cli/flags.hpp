@@ -58,9 +58,10 @@ void warn_ineffective_knobs(const StepEstimate& estimate, const ModelSpec& model
 void resolve_training_stack(TrainingArgs& args, const Catalog& catalog, const ClusterSpec& cluster,
                             const Context& context);
 
-/// --stack for the commands that read runs files (validate, calibrate --runs): the option, and its value
-/// checked against the catalog (a usage error naming --stack, with a suggestion); empty when not given.
-void add_runs_stack_option(po::options_description& options);
+/// --stack for the commands that read runs or scenario files (validate, calibrate --runs, scenario): the
+/// stack of what names none; the option (`what` says of what), and its value checked against the catalog
+/// (a usage error naming --stack, with a suggestion); empty when not given.
+void add_runs_stack_option(po::options_description& options, const std::string& what = "the runs");
 [[nodiscard]] std::string runs_stack_option(const po::variables_map& values, const Catalog& catalog,
                                             const Context& context);
 

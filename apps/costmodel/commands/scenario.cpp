@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/flags.hpp"
 #include "cli/parser.hpp"
 #include "cli/progress.hpp"
 #include "cli/sink.hpp"
@@ -19,13 +20,14 @@ namespace costmodel::cli {
 
 int run_scenario(const std::vector<std::string>& args, const Context& context) {
   CommandParser parser(
-      context, "costmodel scenario FILE.yaml [--format F] [-o FILE] [--plot FILE.svg]",
+      context, "costmodel scenario FILE.yaml [--stack NAME] [--format F] [-o FILE] [--plot FILE.svg]",
       "What-if scenarios: base: (cluster, model, training, planner), sweep: (dotted paths ->\n"
       "lists, cartesian product), compare: (named variants of overrides), report: (columns,\n"
       "rank_by, top, baseline, plot). One row per case: its best configuration and the change\n"
       "against the baseline (speed-up, cost, switches). See examples/*.yaml and docs/examples.md.");
   parser.add_positional("file", po::value<std::string>()->value_name("FILE.yaml"), 1);
   add_output_options(parser.options());
+  add_runs_stack_option(parser.options(), "the cases");
   parser.options().add_options()("plot", po::value<std::string>()->value_name("FILE.svg"),
                                  "also draw the sweep as an SVG chart (report.plot: chooses x and y)");
   if (!parser.parse(args)) return 0;
@@ -41,7 +43,7 @@ int run_scenario(const std::vector<std::string>& args, const Context& context) {
   if (plot_path) plot_sink.emplace(OutputOptions{Format::kTable, *plot_path}, context, "--plot");
 
   const Catalog catalog = load_catalog();
-  const Scenario scenario = load_scenario_file(*file, catalog);
+  const Scenario scenario = load_scenario_file(*file, catalog, runs_stack_option(values, catalog, context));
   ScenarioResult result;
   {
     ProgressBar bar("scenario");

@@ -124,7 +124,7 @@ std::vector<TopologyChoice> read_topologies(const std::string& file, const YAML:
 }
 
 /// `base:` of one case (overrides applied) -> the planner's request.
-ScenarioCase read_case(yaml::Map& base, const Catalog& catalog) {
+ScenarioCase read_case(yaml::Map& base, const Catalog& catalog, std::string_view default_stack) {
   const std::string& file = base.file();
   ScenarioCase c;
   PlanRequest& r = c.request;
@@ -135,13 +135,16 @@ ScenarioCase read_case(yaml::Map& base, const Catalog& catalog) {
   }
   r.model = read_model_node(file, base.required("model"), catalog);
 
+  // The stack: the case's own, else its cluster's, else the caller's default (--stack).
+  const std::string_view cluster_stack =
+      r.cluster.stack.empty() ? default_stack : std::string_view(r.cluster.stack);
   TrainingSpec training;
   if (base.has("training")) {
     yaml::Map t(file, base.optional("training"), "training");  // errors name training.*, as sweeps do
     training = yaml::read_training(t);
-    yaml::resolve_stack_in(training, catalog, r.cluster.stack, t);
+    yaml::resolve_stack_in(training, catalog, cluster_stack, t);
   } else {
-    yaml::resolve_stack_in(training, catalog, r.cluster.stack, base);
+    yaml::resolve_stack_in(training, catalog, cluster_stack, base);
   }
   const ModelSpec model = r.model;
   const ClusterSpec cluster = r.cluster;
@@ -350,7 +353,8 @@ void read_report(const yaml::Document& document, Scenario& scenario) {
   report.finish();
 }
 
-Scenario scenario_from(const std::string& text, const yaml::Document& document, const Catalog& catalog) {
+Scenario scenario_from(const std::string& text, const yaml::Document& document, const Catalog& catalog,
+                       std::string_view default_stack) {
   Scenario scenario;
   scenario.file = document.file;
   yaml::Map root(document.file, document.root, "");
@@ -412,7 +416,7 @@ Scenario scenario_from(const std::string& text, const yaml::Document& document, 
         coordinates.push_back(axes[a].labels[index[a]]);
       }
       yaml::Map base_map(document.file, base, "base");
-      ScenarioCase c = read_case(base_map, catalog);
+      ScenarioCase c = read_case(base_map, catalog, default_stack);
       c.coordinates = std::move(coordinates);
       scenario.cases.push_back(std::move(c));
     }
@@ -454,16 +458,17 @@ const std::vector<std::string>& scenario_paths() {
   return kPaths;
 }
 
-Scenario load_scenario_text(const std::string& text, const std::string& filename, const Catalog& catalog) {
-  return scenario_from(text, yaml::parse_text(text, filename), catalog);
+Scenario load_scenario_text(const std::string& text, const std::string& filename, const Catalog& catalog,
+                            std::string_view default_stack) {
+  return scenario_from(text, yaml::parse_text(text, filename), catalog, default_stack);
 }
 
-Scenario load_scenario_file(const std::string& path, const Catalog& catalog) {
+Scenario load_scenario_file(const std::string& path, const Catalog& catalog, std::string_view default_stack) {
   const yaml::Document document = yaml::parse_file(path);  // the checks on the file itself
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
-  return scenario_from(text.str(), document, catalog);
+  return scenario_from(text.str(), document, catalog, default_stack);
 }
 
 }  // namespace costmodel

@@ -212,10 +212,19 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
   }
   const bool deadline = request.deadline.has_value();
   if (format == Format::kCsv) {
-    write_table(
-        out,
-        configurations_table(pareto ? result.pareto : result.top, "", true, deadline, result.cluster.stack),
-        Format::kCsv);
+    Table table = configurations_table(result.top, "", true, deadline, result.cluster.stack);
+    if (pareto) {
+      // The top rows and then the Pareto front, each row saying which (issue 30: the front alone dropped
+      // the top rows): a leading `set` column, top or pareto.
+      const Table front = configurations_table(result.pareto, "", true, deadline, result.cluster.stack);
+      table.columns.insert(table.columns.begin(), Column{"set", "set", "", 1.0, 4, Audience::kEveryone});
+      for (auto& row : table.rows) row.insert(row.begin(), Json(std::string("top")));
+      for (const auto& row : front.rows) {
+        table.rows.push_back(row);
+        table.rows.back().insert(table.rows.back().begin(), Json(std::string("pareto")));
+      }
+    }
+    write_table(out, table, Format::kCsv);
     return;
   }
   std::ostringstream summary;

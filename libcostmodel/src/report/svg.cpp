@@ -58,8 +58,9 @@ struct Axis {
   }
 };
 
-/// [lo, hi] of the finite (and, on a log axis, positive) values, widened to nice ticks; the ticks.
-std::vector<double> fit_axis(std::vector<double> values, bool log, Axis& axis) {
+/// [lo, hi] of the finite (and, on a log axis, positive) values, widened to nice ticks; the ticks. A bar's
+/// length is its value, so a linear axis of bars (`from_zero`) always starts at zero.
+std::vector<double> fit_axis(std::vector<double> values, bool log, Axis& axis, bool from_zero = false) {
   values.erase(std::remove_if(values.begin(), values.end(),
                               [log](double v) { return !std::isfinite(v) || (log && v <= 0); }),
                values.end());
@@ -78,7 +79,7 @@ std::vector<double> fit_axis(std::vector<double> values, bool log, Axis& axis) {
     axis.log = true;
     return ticks;
   }
-  if (lo > 0 && lo < 0.5 * hi) lo = 0;  // start at zero unless that squashes the data
+  if (lo > 0 && (from_zero || lo < 0.5 * hi)) lo = 0;  // start at zero unless that squashes lines' data
   // A margin, so that no marker sits on the frame.
   const double margin = 0.05 * (hi - lo);
   if (lo != 0) lo -= margin;
@@ -267,7 +268,7 @@ std::string render_svg(const LineChart& chart) {
   const bool dual =
       std::any_of(chart.series.begin(), chart.series.end(), [](const auto& s) { return s.right; });
   Axis y{0, 1, false, kPlotBottom, kTop};
-  const auto ticks = fit_axis(values, chart.log_y, y);
+  const auto ticks = fit_axis(values, chart.log_y, y, chart.bars);
   y_axis(svg, y, ticks, chart.y_label);
   Axis y2{0, 1, false, kPlotBottom, kTop};
   if (dual) {

@@ -9,6 +9,7 @@
 // (with "did you mean"), a value of the wrong kind at the value itself.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "costmodel/analysis/scenario.hpp"
@@ -16,10 +17,12 @@
 
 namespace costmodel {
 
-/// Reads a scenario file; catalog names resolve against `catalog`. Throws Error at FILE:LINE:COL.
-[[nodiscard]] Scenario load_scenario_file(const std::string& path, const Catalog& catalog);
+/// Reads a scenario file; catalog names resolve against `catalog`. Throws Error at FILE:LINE:COL. A case
+/// whose training and cluster name no software stack runs under `default_stack` (empty: kDefaultStack).
+[[nodiscard]] Scenario load_scenario_file(const std::string& path, const Catalog& catalog,
+                                          std::string_view default_stack = {});
 [[nodiscard]] Scenario load_scenario_text(const std::string& yaml, const std::string& filename,
-                                          const Catalog& catalog);
+                                          const Catalog& catalog, std::string_view default_stack = {});
 
 /// The dotted paths `sweep:` and `compare:` accept (cluster.gpus, cluster.scale_out.link, model, training.*,
 /// planner.*, ...).
