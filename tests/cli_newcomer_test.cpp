@@ -153,6 +153,15 @@ TEST_CASE("7. output paths are checked before any work, naming the flag") {
 
 TEST_CASE("9. Hugging Face config.json in; Megatron-LM arguments out") {
   const std::string config = std::string(COSTMODEL_TEST_FIXTURES) + "/hf/Meta-Llama-3-8B/config.json";
+  // Issue 30: without --seq-len, config.json's max_position_embeddings stands in for the training length,
+  // and says so (a Llama 3.1 config says 131,072).
+  const auto unstated = run_cli({"estimate", "--model", config, "--gpu", "h100-sxm", "--gpus", "8", "--tp",
+                                 "1", "--pp", "1", "--dp", "8", "--zero", "1", "--recompute", "full"});
+  CHECK(contains(unstated.err, "warning: --model: seq_len 8192 is config.json's max_position_embeddings"));
+  const auto stated =
+      run_cli({"estimate", "--model", config, "--gpu", "h100-sxm", "--gpus", "8", "--tp", "1", "--pp", "1",
+               "--dp", "8", "--zero", "1", "--recompute", "full", "--seq-len", "4096"});
+  CHECK_FALSE(contains(stated.err, "max_position_embeddings"));
   const auto json = run_cli({"estimate", "--model",     config, "--gpu",          "h100-sxm", "--gpus",
                              "8",        "--tp",        "1",    "--pp",           "1",        "--dp",
                              "8",        "--seq-len",   "8192", "--global-batch", "64",       "--zero",

@@ -60,7 +60,8 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 }
 
 const std::string kConfiguration =
-    "{tp,pp,dp,cp,ep,etp,vpp,first_stage_layers,last_stage_layers,micro_batch,global_batch,recompute,"
+    "{tp,pp,dp,cp,ep,etp,vpp,first_stage_layers,last_stage_layers,micro_batch,global_batch,seq_len,"
+    "tokens_per_step,recompute,"
     "recompute_layers,recompute_modules,zero,dtype,"
     "grad_reduce_dtype,optimizer_dtype,fp8_params,sequence_parallel,overlap,compression,stack,"
     "topology,oversubscription,step_time_s,step_time_s_low,step_time_s_high,interval_coverage,unvalidated,"
@@ -122,7 +123,7 @@ TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
       "step_time_s,step_time_s_low,step_time_s_high,"
       "model_tflops_per_gpu,mfu,memory_per_gpu_bytes,fits_memory,comm_share,training_days,cost_"
       "usd,capex_usd,"
-      "switches,mfu_bf16_peak,unvalidated,collectives,stack,schema_version";
+      "switches,mfu_bf16_peak,unvalidated,collectives,global_batch,seq_len,stack,schema_version";
   CHECK(csv_header(with(kPlan, {"--format", "csv"})) == "rank," + plan_csv);
   // A deadline search: gpus in every configuration and a row per GPU count searched.
   const std::vector<std::string> deadline = {

@@ -200,8 +200,17 @@ std::string runs_stack_option(const po::variables_map& values, const Catalog& ca
                     hint.empty() ? "see costmodel catalog stacks" : hint);
 }
 
-ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog) {
-  return with_sequence_length(resolve_model(args.model, catalog), args.training);
+ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog, const Context& context) {
+  ModelSpec model = resolve_model(args.model, catalog);
+  const bool hf_config = args.model.size() >= 5 && args.model.compare(args.model.size() - 5, 5, ".json") == 0;
+  if (hf_config && !args.training.seq_len) {
+    // Issue 30: a Llama 3.1 config.json says 131,072, the context the model serves, which then trained
+    // silently at 131K tokens per sequence.
+    std::cerr << context.prefix() << ": warning: --model: seq_len " << model.seq_len
+              << " is config.json's max_position_embeddings, the longest context the model serves, not "
+                 "necessarily its training length; give --seq-len\n";
+  }
+  return with_sequence_length(model, args.training);
 }
 
 }  // namespace costmodel::cli

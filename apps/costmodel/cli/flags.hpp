@@ -66,6 +66,7 @@ void add_runs_stack_option(po::options_description& options, const std::string& 
                                             const Context& context);
 
 /// The model named by --model with --seq-len applied.
-[[nodiscard]] ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog);
+/// A Hugging Face config.json without --seq-len warns that its max_position_embeddings stands in.
+[[nodiscard]] ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog, const Context& context);
 
 }  // namespace costmodel::cli

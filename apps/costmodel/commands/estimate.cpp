@@ -35,7 +35,7 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
   ClusterSpec cluster = make_cluster(cluster_args, catalog, context);
   resolve_training_stack(training, catalog, cluster, context);
   cluster.stack = training.training.stack;  // the stack the configuration names
-  const ModelSpec model = make_model(training, catalog);
+  const ModelSpec model = make_model(training, catalog, context);
   const Strategy strategy = pinned_strategy(training.training, model, cluster.gpus);
   if (const auto reasons = validate(strategy, model, cluster); !reasons.empty()) {
     throw usage_error(context, "split", "invalid: " + join(reasons, "; "));

@@ -100,7 +100,7 @@ PlanRequest read_request(po::variables_map values, const Context& context, Train
   TrainingArgs training = read_training_args(values, context);
   resolve_training_stack(training, catalog, cluster, context);
   training_spec = training.training;
-  PlanRequest request = plan_request(make_model(training, catalog), cluster, training.training);
+  PlanRequest request = plan_request(make_model(training, catalog, context), cluster, training.training);
   request.topologies = topologies;
   request.space.tp_beyond_node = values.count("tp-beyond-node") > 0;
   request.top_k = positive_int(values, "top", context).value_or(kDefaultTop);

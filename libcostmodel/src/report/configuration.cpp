@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "cells.hpp"
 #include "costmodel/estimate/memory.hpp"
@@ -67,6 +68,28 @@ std::string scale_up_label(const ClusterSpec& c) {
   const ScaleUpSpec up = c.scale_up_fabric();
   if (up.name.empty() || up.name.rfind("nvlink", 0) == 0) return "NVLink domain";
   return up.name + (up.topology == ScaleUpTopology::kFullMesh ? " full mesh" : " domain");
+}
+
+namespace {
+
+// A count for people: 3.146M, 15T.
+std::string count_text(double v) {
+  constexpr std::pair<double, const char*> kScales[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "k"}};
+  for (const auto& [scale, suffix] : kScales) {
+    if (v >= scale) return format_number(v / scale, 4) + suffix;
+  }
+  return format_number(v, 4);
+}
+
+}  // namespace
+
+std::string describe_run(const ModelSpec& model, int global_batch, std::optional<double> tokens) {
+  const double per_step = static_cast<double>(global_batch) * static_cast<double>(model.seq_len);
+  std::string text = "training: " + (model.name.empty() ? std::string("model") : model.name) +
+                     ", global batch " + std::to_string(global_batch) + " x " +
+                     std::to_string(model.seq_len) + " tokens (" + count_text(per_step) + " tokens per step)";
+  if (tokens) text += ", " + count_text(*tokens) + " tokens";
+  return text;
 }
 
 std::string describe_cluster(const ClusterSpec& c) {
@@ -218,6 +241,8 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("last_stage_layers", st.last_stage_layers > 0 ? Json(st.last_stage_layers) : Json())
       .set("micro_batch", st.micro_batch)
       .set("global_batch", st.global_batch)
+      .set("seq_len", model.seq_len)
+      .set("tokens_per_step", static_cast<double>(st.global_batch) * static_cast<double>(model.seq_len))
       .set("recompute", std::string(to_string(st.recompute)))
       .set("recompute_layers", st.recompute_layers > 0 ? Json(st.recompute_layers) : Json())
       .set("recompute_modules",
@@ -379,10 +404,17 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
 }  // namespace
 
 Table configurations_table(const std::vector<StepEstimate>& estimates, const std::string& title, bool rank,
-                           bool gpus, std::string_view stack) {
+                           bool gpus, std::string_view stack, std::int64_t seq_len) {
   std::vector<RankedEstimate> rows;
   for (const auto& e : estimates) rows.push_back({static_cast<int>(rows.size()) + 1, &e});
   auto columns = configuration_columns();
+  if (seq_len > 0) {
+    columns.push_back({"global_batch", "global batch", "", 1,
+                       [](const RankedEstimate& r) { return Json(r.estimate->strategy.global_batch); }, 6,
+                       Audience::kMachines});
+    columns.push_back({"seq_len", "seq len", "", 1,
+                       [seq_len](const RankedEstimate&) { return Json(seq_len); }, 6, Audience::kMachines});
+  }
   if (!stack.empty()) {
     columns.push_back({"stack", "stack", "", 1,
                        [name = std::string(stack)](const RankedEstimate&) { return Json(name); }, 4,
@@ -421,6 +453,9 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   }
   row("micro-batch / global batch (sequences)",
       std::to_string(st.micro_batch) + " / " + std::to_string(st.global_batch));
+  row("sequence length (tokens), tokens per step",
+      std::to_string(model.seq_len) + ", " +
+          count_text(static_cast<double>(st.global_batch) * static_cast<double>(model.seq_len)));
   row("recompute, zero, dtype",
       std::string(to_string(st.recompute)) +
           (st.recompute_layers > 0 ? " (" + std::to_string(st.recompute_layers) + " layers per chunk)" : "") +

@@ -212,11 +212,13 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
   }
   const bool deadline = request.deadline.has_value();
   if (format == Format::kCsv) {
-    Table table = configurations_table(result.top, "", true, deadline, result.cluster.stack);
+    Table table =
+        configurations_table(result.top, "", true, deadline, result.cluster.stack, result.model.seq_len);
     if (pareto) {
       // The top rows and then the Pareto front, each row saying which (issue 30: the front alone dropped
       // the top rows): a leading `set` column, top or pareto.
-      const Table front = configurations_table(result.pareto, "", true, deadline, result.cluster.stack);
+      const Table front =
+          configurations_table(result.pareto, "", true, deadline, result.cluster.stack, result.model.seq_len);
       table.columns.insert(table.columns.begin(), Column{"set", "set", "", 1.0, 4, Audience::kEveryone});
       for (auto& row : table.rows) row.insert(row.begin(), Json(std::string("top")));
       for (const auto& row : front.rows) {
@@ -274,7 +276,8 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
                 std::to_string(request.deadline->max_gpus) + " x " + cluster.substr(base.size());
     }
   }
-  tables.front().preamble = {cluster};
+  tables.front().preamble = {
+      cluster, describe_run(result.model, request.training.global_batch, request.options.tokens)};
   if (pareto) {
     tables.push_back(configurations_table(
         result.pareto, "Pareto front of (" + to_string(request.pareto) + ")", true, deadline));

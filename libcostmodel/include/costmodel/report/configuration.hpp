@@ -3,6 +3,8 @@
 // Rendering of step estimates (DESIGN.md §3 configuration objects) shared by `estimate`, `plan`, `validate`,
 // scenarios and the API examples.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,9 +58,16 @@ namespace costmodel {
 
 /// One row per estimate with the columns people read first (split, step time, TFLOP/s, MFU, memory, days,
 /// cost, capex, switches); `rank` adds a leading 1-based rank column, `gpus` a GPU-count column after it,
-/// `stack` a last column naming the software stack (for machines).
+/// `stack` a last column naming the software stack and `seq_len` (> 0) columns of the global batch and the
+/// sequence length (for machines).
 [[nodiscard]] Table configurations_table(const std::vector<StepEstimate>& estimates, const std::string& title,
-                                         bool rank = true, bool gpus = false, std::string_view stack = {});
+                                         bool rank = true, bool gpus = false, std::string_view stack = {},
+                                         std::int64_t seq_len = 0);
+
+/// "training: MODEL, global batch B x S tokens (T tokens per step)[, N tokens]": the run a table's rows
+/// share, for its header (issue 30: batch and sequence length in every header).
+[[nodiscard]] std::string describe_run(const ModelSpec& model, int global_batch,
+                                       std::optional<double> tokens = std::nullopt);
 
 /// One configuration in detail for people: the configuration object flattened into labelled rows (split,
 /// step time and its breakdown, memory by term, days, cost, fabric), titled with the model and cluster.
