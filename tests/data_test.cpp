@@ -151,6 +151,11 @@ TEST_CASE("DDP buckets: the last gradient bucket and the first gathered one wait
   s = data_parallel_streams(c.inputs());
   CHECK(s.step_reduce_tail.value == doctest::Approx(cost(Collective::kAllReduce, 4 * 4e6, path)));
   CHECK(s.step_gather_head.value == 0.0);
+  // Without overlap the whole exchange is exposed already: no tail to single out.
+  c.strategy.overlap = false;
+  s = data_parallel_streams(c.inputs());
+  CHECK(s.step_reduce_tail.value == 0.0);
+  CHECK(s.step_reduce.value > 0.0);
   CHECK(DataParallelBucket{4e7, 1e6}.size(512) == 5.12e8);  // Megatron-Core's max(40M, 1M x dp)
   CHECK(DataParallelBucket{4e7, 1e6}.size(16) == 4e7);
 }

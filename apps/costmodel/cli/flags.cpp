@@ -190,20 +190,18 @@ std::string runs_stack_option(const po::variables_map& values, const Catalog& ca
                               const Context& context) {
   const auto name = string_option(values, "stack");
   if (!name) return {};
-  std::vector<std::string> known;
-  for (const StackSpec& stack : catalog.stacks) {
-    if (stack.name == *name) return *name;
-    known.push_back(stack.name);
+  try {
+    (void)catalog.stack(*name);  // the catalog's own lookup, with its suggestion
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::kInternal) throw;
+    throw flag_error(context, "--stack", e);
   }
-  const std::string hint = did_you_mean(*name, known);
-  throw usage_error(context, "--stack", "unknown stack '" + *name + "'",
-                    hint.empty() ? "see costmodel catalog stacks" : hint);
+  return *name;
 }
 
 ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog, const Context& context) {
   ModelSpec model = resolve_model(args.model, catalog);
-  const bool hf_config = args.model.size() >= 5 && args.model.compare(args.model.size() - 5, 5, ".json") == 0;
-  if (hf_config && !args.training.seq_len) {
+  if (names_hf_config(args.model) && !args.training.seq_len) {
     // Issue 30: a Llama 3.1 config.json says 131,072, the context the model serves, which then trained
     // silently at 131K tokens per sequence.
     std::cerr << context.prefix() << ": warning: --model: seq_len " << model.seq_len

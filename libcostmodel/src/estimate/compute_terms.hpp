@@ -219,13 +219,15 @@ inline double module_recompute(const StepInputs& in) {
   if (moe > 0.0) {
     const MoeSpec& spec = *in.model.moe;
     const double fe = static_cast<double>(spec.expert_ffn_hidden);
-    const Dtype dt = in.strategy.dtype;
-    const double shared = spec.shared_experts * (gemm_seconds(in.gpu, dt, T, gated(in.model) * fe / t, h) +
-                                                 gemm_seconds(in.gpu, dt, T, h, fe / t));
     if (recomputed(kRecomputeMoe)) {
       seconds += moe * moe_mlp(in);
     } else {
-      if (recomputed(kRecomputeSharedExperts)) seconds += moe * shared;
+      if (recomputed(kRecomputeSharedExperts)) {
+        const Dtype dt = in.strategy.dtype;
+        seconds += moe * spec.shared_experts *
+                   (gemm_seconds(in.gpu, dt, T, gated(in.model) * fe / t, h) +
+                    gemm_seconds(in.gpu, dt, T, h, fe / t));
+      }
       if (recomputed(kRecomputeMoeAct)) {
         const double routed_width = spec.top_k * in.capacity_factor * fe / in.strategy.expert_tp();
         seconds += moe * memory_bound_seconds(in.gpu, 6.0 * T * routed_width);

@@ -183,9 +183,10 @@ DataParallelStreams data_parallel_streams(const StepInputs& in) noexcept {
     const double expert_stage = layers * expert_layer;
     // Megatron-Core's DDP buckets each buffer (dense, experts) in backward order: the last bucket holds the
     // first layers and the embedding, the first gathered bucket the same (EstimateOptions::dp_bucket).
+    // Only an overlapped exchange has a tail to single out (without overlap all of it is exposed).
     const DataParallelBucket& bucket = in.options.dp_bucket;
     const auto bucketed = [&](double params, const CollectivePath& path) {
-      const double size = bucket.size(path.ranks);
+      const double size = st.overlap ? bucket.size(path.ranks) : 0.0;
       return size > 0.0 ? std::min(size, params) : 0.0;
     };
     if (st.zero <= 1) {

@@ -106,8 +106,9 @@ LayerActivations layer_activations(const ModelSpec& model, const EstimateOptions
   const Recompute layer_full = options.flash_attention ? Recompute::kSelective : Recompute::kNone;
   const double full_layer = bytes(layer_full, 0);
   LayerActivations a;
-  a.kept = bytes(st.recompute == Recompute::kSelective ? Recompute::kSelective : layer_full,
-                 st.recompute == Recompute::kFull ? 0u : st.recompute_modules);
+  const Recompute kept_mode = st.recompute == Recompute::kSelective ? Recompute::kSelective : layer_full;
+  const unsigned kept_modules = st.recompute == Recompute::kFull ? 0u : st.recompute_modules;
+  a.kept = kept_mode == layer_full && kept_modules == 0 ? full_layer : bytes(kept_mode, kept_modules);
   a.checkpointed = st.recompute == Recompute::kFull ? bytes(Recompute::kFull, 0) : a.kept;
   // The layer being recomputed holds what recompute rebuilds on top: full recompute the layer's activations,
   // selective the attention scores (nothing with flash attention, whose kernel recomputes them itself) and

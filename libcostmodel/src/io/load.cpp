@@ -172,14 +172,16 @@ ModelSpec load_model_text(const std::string& text, const std::string& filename) 
   return model_from(yaml::parse_text(text, filename));
 }
 
+bool names_hf_config(std::string_view name_or_path) {
+  return name_or_path.size() >= 5 && name_or_path.substr(name_or_path.size() - 5) == ".json";
+}
+
 ModelSpec resolve_model(const std::string& name_or_path, const Catalog& catalog) {
   std::error_code ec;
   const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
                                name_or_path.find(".yaml") != std::string::npos ||
                                name_or_path.find(".yml") != std::string::npos;
-  if (name_or_path.size() >= 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0) {
-    return load_hf_config_file(name_or_path);
-  }
+  if (names_hf_config(name_or_path)) return load_hf_config_file(name_or_path);
   if (looks_like_path || std::filesystem::exists(name_or_path, ec)) return load_model_file(name_or_path);
   return catalog.model(name_or_path);
 }

@@ -76,10 +76,10 @@ struct DataParallelStreams {
   Seconds step_reduce;  ///< ZeRO-0/1: the first stage's gradients all-reduced / reduce-scattered, once a step
   Seconds step_gather;  ///< ZeRO-1/2: the first stage's updated weights all-gathered, once a step
   /// Of step_reduce, the last gradient bucket's reduction (EstimateOptions::dp_bucket): it starts after the
-  /// last backward, so nothing hides it; 0 without buckets.
+  /// last backward, so nothing hides it; 0 without buckets or without overlap (all of it exposed then).
   Seconds step_reduce_tail;
   /// Of step_gather, the first bucket's gather, which the next forward waits for (Megatron-Core
-  /// param_and_grad_buffer.py: dispatched in the first forward pre-hook); 0 without buckets.
+  /// param_and_grad_buffer.py: dispatched in the first forward pre-hook); 0 without buckets or overlap.
   Seconds step_gather_head;
   /// Tied embeddings with pp > 1: the embedding's gradients all-reduced between the first and the last stage
   /// once a step after the data-parallel reduction (Megatron-LM megatron/core/distributed/

@@ -20,6 +20,8 @@ namespace costmodel {
 /// A catalog model name (e.g. "gpt3-175b"), a path to a model file, or a Hugging Face config.json
 /// (io/hf_config.hpp).
 [[nodiscard]] ModelSpec resolve_model(const std::string& name_or_path, const Catalog& catalog);
+/// Whether resolve_model() reads `name_or_path` as a Hugging Face config.json (a name ending in .json).
+[[nodiscard]] bool names_hf_config(std::string_view name_or_path);
 
 /// Where the value at `dotted_field` (e.g. "scale_out.link.line_rate") is written in the YAML file `path`:
 /// the deepest node of that path the file has (the catalog name "scale_out.link" when the link is not
