@@ -198,7 +198,7 @@ TEST_CASE("catalog: every catalog's fields") {
                                                           {"switches", switches},
                                                           {"scale-up", scale_up},
                                                           {"models", models},
-                                                          {"topologies", "name,description"},
+                                                          {"topologies", "name,description,switched,source"},
                                                           {"knobs", "key,flag,split,help"}};
   for (const auto& [name, keys] : catalogs) {
     CAPTURE(name);

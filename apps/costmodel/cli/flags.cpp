@@ -12,16 +12,15 @@ namespace costmodel::cli {
 // [cluster]
 
 void add_cluster_options(po::options_description& options) {
-  options.add_options()                                                                             //
-      ("cluster", po::value<std::string>()->value_name("FILE.yaml"), "cluster description (YAML)")  //
-      ("gpu", po::value<std::string>()->value_name("NAME"), "GPU catalog name, e.g. h100-sxm")      //
-      ("gpus", po::value<std::string>()->value_name("N"), "number of GPUs")                         //
-      ("gpus-per-node", po::value<std::string>()->value_name("N"), "GPUs per node (server)")        //
-      ("link", po::value<std::string>()->value_name("NAME"), "scale-out link, e.g. ib-ndr-400g")    //
-      ("nics-per-node", po::value<std::string>()->value_name("N"), "scale-out NICs per node")       //
-      ("topology", po::value<std::string>()->value_name("KIND"),
-       "fat-tree|rail-optimized|rail-only|dragonfly-plus|torus-2d|torus-3d")                        //
-      ("switch", po::value<std::string>()->value_name("NAME"), "switch catalog name, e.g. qm9700")  //
+  options.add_options()                                                                                //
+      ("cluster", po::value<std::string>()->value_name("FILE.yaml"), "cluster description (YAML)")     //
+      ("gpu", po::value<std::string>()->value_name("NAME"), "GPU catalog name, e.g. h100-sxm")         //
+      ("gpus", po::value<std::string>()->value_name("N"), "number of GPUs")                            //
+      ("gpus-per-node", po::value<std::string>()->value_name("N"), "GPUs per node (server)")           //
+      ("link", po::value<std::string>()->value_name("NAME"), "scale-out link, e.g. ib-ndr-400g")       //
+      ("nics-per-node", po::value<std::string>()->value_name("N"), "scale-out NICs per node")          //
+      ("topology", po::value<std::string>()->value_name("KIND"), join(topology_names(), "|").c_str())  //
+      ("switch", po::value<std::string>()->value_name("NAME"), "switch catalog name, e.g. qm9700")     //
       ("scale-up", po::value<std::string>()->value_name("NAME"),
        "scale-up fabric catalog name, e.g. ualink-1.0 (costmodel catalog scale-up); default: the GPU's "
        "own")  //
@@ -68,10 +67,7 @@ ClusterArgs read_cluster_args(const po::variables_map& values, const Context& co
   }
   if (const auto topology = string_option(values, "topology")) {
     if (!parse_topology_kind(*topology)) {
-      std::vector<std::string> known;
-      for (int k = 0; k < kTopologyKindCount; ++k) {
-        known.emplace_back(to_string(static_cast<TopologyKind>(k)));
-      }
+      const std::vector<std::string> known = topology_names();
       const std::string hint = did_you_mean(*topology, known);
       throw usage_error(context, "--topology", "unknown topology '" + *topology + "'",
                         hint.empty() ? "expected one of " + join(known, ", ") : hint);

@@ -30,8 +30,8 @@ int run_catalog(const std::vector<std::string>& args, const Context& context) {
     throw usage_error(context, "", "unknown catalog '" + *which + "'",
                       hint.empty() ? "expected one of " + join(names, ", ") : hint);
   }
-  // The topologies and the knobs are the model's own: no catalog file needed.
-  const Catalog catalog = which == "topologies" || which == "knobs" ? Catalog{} : load_catalog();
+  // The knobs are the model's own: no catalog file needed.
+  const Catalog catalog = which == "knobs" ? Catalog{} : load_catalog();
   emit(output, which ? catalog_table(*which, catalog) : catalog_summary_table(catalog));
   return 0;
 }

@@ -23,6 +23,40 @@ namespace costmodel::cli {
 namespace {
 
 constexpr int kDefaultTop = 10;
+
+// What --topology auto tries, from the fabrics' own files: "fat-tree 1:1, 2:1, 4:1, rail-optimized, ...".
+std::string auto_topologies_text() {
+  std::vector<std::string> parts;
+  for (const TopologyKind kind : topology_kinds()) {
+    std::string text;
+    for (const double r : traits(kind).auto_oversubscriptions) {
+      if (r > 0.0) text += (text.empty() ? "" : ", ") + format_number(r, 3) + ":1";
+    }
+    if (text.empty()) continue;
+    parts.push_back(text == "1:1" ? std::string(to_string(kind)) : std::string(to_string(kind)) + " " + text);
+  }
+  return join(parts, ", ");
+}
+
+// `text` broken at spaces into lines of at most 95 characters, as the rest of plan's description.
+std::string wrap_help(const std::string& text) {
+  constexpr std::size_t kWidth = 95;
+  std::string out;
+  std::size_t line = 0;
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (line > 0 && line + 1 + word.size() > kWidth) {
+      out += '\n';
+      line = 0;
+    } else if (line > 0) {
+      out += ' ';
+      ++line;
+    }
+    out += word;
+    line += word.size();
+  }
+  return out;
+}
 constexpr const char* kDefaultPareto = "time,cost,switches";
 
 void add_plan_options(po::options_description& options) {
@@ -155,12 +189,14 @@ PlanRequest read_request(po::variables_map values, const Context& context, Train
 int run_plan(const std::vector<std::string>& args, const Context& context) {
   CommandParser parser(
       context, "costmodel plan [cluster] [model] [training] [options]",
-      "Every valid parallel configuration, ranked; the Pareto front over three objectives. Cost is the\n"
-      "owned cluster's TCO (--cost-basis rental: GPU rental); time is wall-clock, after goodput.\n"
-      "With --deadline-days, the GPU counts of --gpus-range that train --tokens in time, cheapest first.\n"
-      "--topology also takes auto (fat-tree 1:1, 2:1, 4:1, rail-optimized, rail-only,\n"
-      "dragonfly-plus, torus-3d) or a comma list of kinds, each optionally KIND:OVERSUBSCRIPTION.\n"
-      "Exit 3 when nothing is feasible, with the closest candidates and why.");
+      std::string(
+          "Every valid parallel configuration, ranked; the Pareto front over three objectives. Cost is the\n"
+          "owned cluster's TCO (--cost-basis rental: GPU rental); time is wall-clock, after goodput.\n"
+          "With --deadline-days, the GPU counts of --gpus-range that train --tokens in time, cheapest "
+          "first.\n") +
+          wrap_help("--topology also takes auto (" + auto_topologies_text() +
+                    ") or a comma list of kinds, each optionally KIND:OVERSUBSCRIPTION.") +
+          "\nExit 3 when nothing is feasible, with the closest candidates and why.");
   add_cluster_options(parser.options());
   add_training_options(parser.options(), true);
   add_plan_options(parser.options());

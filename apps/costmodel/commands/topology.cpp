@@ -30,8 +30,7 @@ int run_topology(const std::vector<std::string>& args, const Context& context) {
 
   const bool all = string_option(values, "topology") == std::optional<std::string>("all");
   if (const auto name = string_option(values, "topology"); name && !all && !parse_topology_kind(*name)) {
-    std::vector<std::string> known;
-    for (int k = 0; k < kTopologyKindCount; ++k) known.emplace_back(to_string(static_cast<TopologyKind>(k)));
+    std::vector<std::string> known = topology_names();
     known.emplace_back("all");
     const std::string hint = did_you_mean(*name, known);
     throw usage_error(context, "--topology", "unknown topology '" + *name + "'",

@@ -7,9 +7,9 @@ namespace costmodel {
 
 std::vector<FabricOption> compare_fabrics(const ClusterSpec& base) {
   std::vector<FabricOption> options;
-  for (int k = 0; k < kTopologyKindCount; ++k) {
+  for (const TopologyKind kind : topology_kinds()) {
     FabricOption option;
-    option.kind = static_cast<TopologyKind>(k);
+    option.kind = kind;
     ClusterSpec cluster = base;
     cluster.topology = option.kind;
     if (const auto reasons = validate(cluster); !reasons.empty()) {

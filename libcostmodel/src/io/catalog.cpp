@@ -157,6 +157,19 @@ Catalog load_catalog(const std::string& root) {
   const fs::path intervals = base / "data" / "intervals.yaml";
   if (fs::is_regular_file(intervals, missing))
     catalog.intervals = std::make_shared<const IntervalModel>(load_intervals_file(intervals.string()));
+  const fs::path topologies = base / "data" / "topologies.yaml";
+  if (fs::is_regular_file(topologies, missing)) {
+    catalog.topologies = read_list<TopologyEntry>(topologies.string(), "topologies",
+                                                  [](yaml::Map& m) { return yaml::read_topology_entry(m); });
+    // Every fabric the library builds has its entry (and its sources).
+    for (const std::string& name : topology_names()) {
+      const auto has = [&](const TopologyEntry& entry) { return entry.name == name; };
+      if (std::none_of(catalog.topologies.begin(), catalog.topologies.end(), has)) {
+        throw Error(ErrorLocation{topologies.string(), 0, 0}, "topologies",
+                    "fabric '" + name + "' (libcostmodel/src/network/fabrics/) has no entry");
+      }
+    }
+  }
   const fs::path stacks = base / "data" / "stacks.yaml";
   if (fs::is_regular_file(stacks, missing)) catalog.stacks = load_stacks_file(stacks.string());
   std::vector<fs::path> model_files;

@@ -84,7 +84,7 @@ std::string cluster_yaml(const ClusterSpec& c, const std::vector<std::string>& c
       << "  switch: " << c.switch_spec.name << '\n'
       << "  oversubscription: " << number(c.oversubscription) << '\n';
   if (c.copper_host_links) out << "  host_cables: copper\n";
-  if (c.topology == TopologyKind::kDragonflyPlus) out << "  routing: " << to_string(c.routing) << '\n';
+  if (traits(c.topology).routed) out << "  routing: " << to_string(c.routing) << '\n';
   if (!c.torus_dims.empty()) {
     out << "  torus_dims: [";
     for (size_t i = 0; i < c.torus_dims.size(); ++i) out << (i ? ", " : "") << c.torus_dims[i];

@@ -417,6 +417,19 @@ void resolve_stack_in(TrainingSpec& spec, const Catalog& catalog, std::string_vi
   }
 }
 
+TopologyEntry read_topology_entry(Map& map) {
+  TopologyEntry entry;
+  entry.name = map.string("name");
+  if (!parse_topology_kind(entry.name)) {
+    const std::string suggestion = closest_name(entry.name, topology_names());
+    throw map.error_at("name", "no fabric '" + entry.name + "' in libcostmodel/src/network/fabrics/",
+                       suggestion.empty() ? "" : "did you mean '" + suggestion + "'?");
+  }
+  entry.source = map.string("source");
+  map.finish();
+  return entry;
+}
+
 StackSpec read_stack(Map& map) {
   StackSpec stack;
   stack.name = map.string("name");

@@ -38,6 +38,9 @@ namespace costmodel::yaml {
 /// the stack's own features).
 [[nodiscard]] StackSpec read_stack(Map& map);
 
+/// A scale-out fabric's entry (data/topologies.yaml): its name must be a fabric the library builds.
+[[nodiscard]] TopologyEntry read_topology_entry(Map& map);
+
 /// A `training:` mapping (runs files, scenarios): every key of `fields` (training_fields()), each through its
 /// declaration's reader, as the command line's flags; errors at the value, unknown keys with a suggestion.
 [[nodiscard]] TrainingSpec read_training(Map& map, const std::vector<TrainingField>& fields);

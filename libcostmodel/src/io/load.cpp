@@ -6,6 +6,7 @@
 
 #include "costmodel/io/hf_config.hpp"
 #include "entries.hpp"
+#include "text.hpp"
 #include "yaml_reader.hpp"
 
 namespace costmodel {
@@ -83,9 +84,7 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
         });
   }
   yaml::Map out = map.map("scale_out");
-  const std::vector<std::string> kinds{"fat-tree",       "rail-optimized", "rail-only",
-                                       "dragonfly-plus", "torus-2d",       "torus-3d"};
-  c.topology = *parse_topology_kind(out.optional_choice("topology", kinds).value_or("fat-tree"));
+  c.topology = *parse_topology_kind(out.optional_choice("topology", topology_names()).value_or("fat-tree"));
   c.link = name_or_inline<LinkSpec>(
       out, "link", [&](const std::string& n) { return catalog.link(n); },
       [](yaml::Map& m, const LinkSpec* base) { return yaml::read_link(m, base, false); });
@@ -226,8 +225,10 @@ ClusterSpec apply_cluster_options(ClusterSpec c, const ClusterOptions& o, const 
   if (o.topology) {
     const auto kind = parse_topology_kind(*o.topology);
     if (!kind) {
-      throw Error("unknown topology '" + *o.topology +
-                  "'; expected fat-tree, rail-optimized, rail-only, dragonfly-plus, torus-2d or torus-3d");
+      std::vector<std::string> names = topology_names();
+      const std::string last = names.back();
+      names.pop_back();
+      throw Error("unknown topology '" + *o.topology + "'; expected " + join(names, ", ") + " or " + last);
     }
     c.topology = *kind;
   }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // A communicator's path through a sized topology (link_path, network/topology.hpp): per level its ranks,
-// bandwidths, hops and latencies; topology.cpp sizes the fabrics.
+// bandwidths, hops and latencies; each fabric's own level is its file's in fabrics/ (fabric.hpp).
 #include "costmodel/network/topology.hpp"
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include <variant>
 
 #include "costmodel/error.hpp"
+#include "fabric.hpp"
 #include "topology_detail.hpp"
 
 namespace costmodel {
@@ -46,110 +47,6 @@ Spread spread(const Communicator& comm, int block) {
   // A whole block in between holds ⌊block/stride⌋ or ⌈block/stride⌉ ranks.
   if (touched > 2) fewest = std::min(fewest, block / comm.stride);
   return {per_block, touched, fewest};
-}
-
-// What a communicator and its concurrent groups put on the fabric, per node.
-struct Traffic {
-  int span_nodes = 1;   ///< nodes from the first rank's to the last rank's
-  int nodes = 1;        ///< nodes holding ranks
-  int node_step = 1;    ///< nodes between consecutive ranks (ring neighbours), at least 1
-  double active = 1.0;  ///< share of a node's NIC ports the node's ranks drive
-  int ecmp_flows = 0;   ///< flows per port and peer hashed onto uplinks (Topology::ecmp_flows); 0: none
-};
-
-struct ScaleOutShape {
-  int hops = 1;
-  double neighbour = 1.0;  ///< share of the NIC rate left to ring/tree neighbour traffic
-  double uniform = 1.0;    ///< share left to all-to-all (uniform) traffic
-};
-
-// Throughput of a traffic pattern is the capacity of its most loaded channel over the load offered to it
-// (Dally & Towles 2004 §3.3.1: Θ = b / γ_max); here a cut of `capacity` ports offered `load` ports' worth.
-double cut_share(double capacity, double load) {
-  return load <= capacity ? 1.0 : capacity / load;
-}
-
-// Of a node's traffic to the other nodes of a uniform exchange, the share bound outside its block of
-// `block_nodes` nodes (leaf, group): the communicator holds min(N, ⌈block/step⌉) nodes of a block.
-double leaving_share(const Traffic& t, int block_nodes) {
-  if (t.nodes <= 1) return 0.0;
-  const int inside = std::min(t.nodes, ceil_div(block_nodes, t.node_step));
-  return static_cast<double>(t.nodes - inside) / (t.nodes - 1);
-}
-
-// The share of its port rate a flow keeps when `ports` ports' worth of traffic leaves a leaf over `uplinks`
-// uplinks of the same rate, each port's traffic split into `per_port` flows. Balanced or sprayed: the cut
-// (cut_share). ECMP: the busiest uplink sets the pace of a synchronous collective, so a flow gets
-// per_port / E[flows on the busiest uplink] of a port (expected_busiest_uplink).
-double uplink_share(const Traffic& t, double uplinks, double ports, double per_port) {
-  if (t.ecmp_flows == 0 || ports <= 0.0) return cut_share(uplinks, ports);
-  const int n = std::max(1, static_cast<int>(uplinks));
-  return std::min(1.0, per_port / detail::expected_busiest_uplink(ports * per_port, n));
-}
-
-// A leaf's uplinks under each pattern: a ring (or tree) crosses a leaf boundary only from the last
-// min(step, nodes per leaf) nodes of the leaf, while uniform traffic leaves from every node in proportion
-// to the destinations outside the leaf. Every host of the leaf runs the same pattern (concurrent groups).
-ScaleOutShape tree_shape(const FatTree& tree, const Traffic& t, double uniform_leaving) {
-  if (tree.tiers == 1 || t.span_nodes <= tree.nodes_per_leaf) return {1, 1.0, 1.0};
-  const int hops = t.span_nodes <= tree.nodes_per_pod || tree.tiers < 3 ? 3 : 5;
-  const double node_ports = tree.node_ports_per_leaf * t.active;
-  const double uplinks = tree.leaf_uplinks;
-  const int crossing_nodes = std::min(t.node_step, tree.nodes_per_leaf);
-  // A ring or tree port sends to one peer; uniform traffic to every node outside the leaf, a flow each.
-  const double remote_nodes = std::max(1.0, uniform_leaving * (t.nodes - 1));
-  return {hops, uplink_share(t, uplinks, crossing_nodes * node_ports, t.ecmp_flows),
-          uplink_share(t, uplinks, tree.nodes_per_leaf * node_ports * uniform_leaving,
-                       t.ecmp_flows * remote_nodes)};
-}
-
-// Dragonfly+ global links, per group, for G groups spanned (Kim et al. 2008 §4; Shpiner et al. 2017 §3).
-// Minimal routing uses the direct links only, lpp = global ports/(g-1) to each other group: uniform traffic
-// over G groups has lpp(G-1), a permutation (group i -> i+1: ring neighbours across groups, pipeline
-// stages) lpp. Adaptive routing (UGAL) also detours through an intermediate group. Every group runs the same
-// pattern (a step runs all its DP, EP and PP groups at once), so a link out of this group carries its own
-// detours and, as much, the detours other groups send through it: detoured traffic gets half of the links
-// minimal traffic leaves, direct + (global - direct)/2; a permutation thus gets (global + lpp)/2, about half
-// the global bandwidth (Valiant's worst case, Kim et al. 2008 §4.2), uniform traffic over all groups all of
-// it.
-ScaleOutShape dragonfly_shape(const DragonflyPlus& df, const Traffic& t, int nics_per_node) {
-  FatTree leaf;
-  leaf.tiers = df.leaves > 1 ? 2 : 1;
-  leaf.leaf_uplinks = df.leaf_uplinks;
-  leaf.nodes_per_leaf = df.nodes_per_leaf;
-  leaf.nodes_per_pod = df.nodes_per_group;
-  leaf.node_ports_per_leaf = nics_per_node;
-  ScaleOutShape shape = tree_shape(leaf, t, leaving_share(t, df.nodes_per_leaf));
-  if (t.span_nodes <= df.nodes_per_group || df.groups == 1) return shape;
-  const int groups = std::min(df.groups, ceil_div(t.span_nodes, df.nodes_per_group));
-  const double global = df.global_ports_per_group;
-  const double per_pair = global / (df.groups - 1);
-  const bool adaptive = df.routing == Routing::kAdaptive;
-  // Minimal routes over the direct links; adaptive routing detours the rest at half efficiency.
-  const auto usable = [&](double direct) { return adaptive ? (direct + global) / 2.0 : direct; };
-  const double uniform_links = usable(per_pair * (groups - 1));
-  const double permutation_links = usable(per_pair);
-  const double node_ports = nics_per_node * t.active;
-  const int crossing_nodes = std::min(t.node_step, df.nodes_per_group);
-  shape.hops = 4;
-  shape.neighbour = std::min(shape.neighbour, cut_share(permutation_links, crossing_nodes * node_ports));
-  shape.uniform = std::min(shape.uniform, cut_share(uniform_links, df.nodes_per_group * node_ports *
-                                                                       leaving_share(t, df.nodes_per_group)));
-  return shape;
-}
-
-// Distinct rails (local GPU indices) the ranks use: the GPUs i·stride mod gpus_per_node.
-int rails_used(const Communicator& comm, int gpus_per_node, int nics_per_node) {
-  const int indices = gpus_per_node / std::gcd(comm.stride, gpus_per_node);
-  return std::max(1, std::min({indices, comm.ranks, nics_per_node}));
-}
-
-// Cross-rail traffic relayed through the scale-up domain to the GPU on the destination's rail, then over
-// the network: the two transfers follow each other, 1/b = 1/b_net + f/b_up for a share f of relayed bytes
-// (Wang et al. 2023 §5: forwarding costs all-to-all 8.2-11.2% on H100 = 0.875 x 47/369 GB/s here).
-BytesPerSecond relayed(BytesPerSecond network, double relayed_share, BytesPerSecond scale_up) {
-  if (relayed_share <= 0.0 || !(scale_up.value > 0.0)) return network;
-  return BytesPerSecond(1.0 / (1.0 / network.value + relayed_share / scale_up.value));
 }
 
 }  // namespace
@@ -322,90 +219,17 @@ LinkPath link_path(const Topology& topo, const Communicator& comm) {
   const double device_nics = topo.link_nccl_devices == NcclDevices::kPerGpu ? own_nics : 1.0;
   path.nic_path_bandwidth = host_capped(topo.nic_bandwidth * device_nics);
 
-  if (const auto* torus = std::get_if<Torus>(&topo.fabric)) {
-    // Ranks fill dimension 0 first; rings and buckets talk to neighbours only (Chan et al. 2007 §3).
-    const auto& dims = torus->dims;
-    const long long plane = static_cast<long long>(dims[0]) * dims[1];
-    path.torus_extent = {std::min(span_nodes, dims[0]), std::min(ceil_div(span_nodes, dims[0]), dims[1]),
-                         std::min(ceil_div(span_nodes, plane), dims[2])};
-    int far_hops = 0;
-    int kmax = 1;
-    for (int i = 0; i < kMaxTorusDims; ++i) {
-      const int k = path.torus_extent[i];
-      if (k > 1) ++path.torus_dimensions;
-      far_hops += k == dims[i] ? k / 2 : k - 1;
-      kmax = std::max(kmax, k);
-    }
-    const double per_neighbour = torus->ports_per_direction;
-    out.bandwidth = rank_bandwidth * (per_neighbour / topo.nics_per_node * straddle);
-    out.line_rate = rank_line * (per_neighbour / topo.nics_per_node * straddle);
-    out.hops = 1;
-    out.far_hops = far_hops;
-    out.latency = topo.link_latency;
-    out.far_latency = topo.link_latency * far_hops;
-    // All-to-all: injection over all 2D neighbours, or the sub-torus bisection: half of every node's
-    // traffic crosses it, 2·N/kmax neighbour bundles wide (Dally & Towles 2004 §3.3).
-    const BytesPerSecond injection = out.bandwidth * (2.0 * path.torus_dimensions);
-    const int longest = [&] {
-      for (int i = 0; i < kMaxTorusDims; ++i) {
-        if (path.torus_extent[i] == kmax) return i;
-      }
-      return 0;
-    }();
-    const double bundles = (kmax == dims[longest] ? 2.0 : 1.0) * span_nodes / kmax;
-    const BytesPerSecond bisection = topo.nic_bandwidth * (bundles * per_neighbour);
-    const BytesPerSecond bisection_share = bisection * (4.0 / (static_cast<double>(span_nodes) * sharers));
-    out.all_to_all_bandwidth = std::min(injection, bisection_share);
-    return path;
-  }
-
-  Traffic traffic;
-  traffic.span_nodes = span_nodes;
-  traffic.nodes = path.nodes;
-  traffic.node_step = std::max(1, ceil_div(comm.stride, topo.gpus_per_node));
-  traffic.active = std::min(1.0, sharers * nic_share / topo.nics_per_node);
-  traffic.ecmp_flows = topo.ecmp_flows;
-  // Uniform traffic between different rails of different nodes: on rail-only it must relay through the
-  // scale-up domain (no switch joins two rails); rail-optimized may relay too when that keeps it below a
-  // tapered leaf, or cross the spine, whichever is faster.
-  const int rails = rails_used(comm, topo.gpus_per_node, topo.nics_per_node);
-  const double cross_rail = (rails - 1.0) / rails;
-  ScaleOutShape shape;
-  BytesPerSecond all_to_all;
-  if (const auto* tree = std::get_if<FatTree>(&topo.fabric)) {
-    shape = tree_shape(*tree, traffic, leaving_share(traffic, tree->nodes_per_leaf));
-    all_to_all = rank_bandwidth * shape.uniform;
-  } else if (const auto* rail = std::get_if<RailOptimized>(&topo.fabric)) {
-    // Direct: a NIC's traffic stays on its rail leaf only for the same rail in the same scalable unit.
-    const int unit_nodes = std::min(traffic.nodes, ceil_div(rail->nodes_per_unit, traffic.node_step));
-    const double direct_leaving =
-        traffic.nodes > 1 ? 1.0 - (unit_nodes - 1.0) / ((traffic.nodes - 1.0) * rails) : 0.0;
-    shape = tree_shape(rail->tree, traffic, direct_leaving);
-    const ScaleOutShape rail_aligned =
-        tree_shape(rail->tree, traffic, leaving_share(traffic, rail->nodes_per_unit));
-    const BytesPerSecond direct = rank_bandwidth * shape.uniform;
-    const BytesPerSecond via_scale_up =
-        relayed(rank_bandwidth * rail_aligned.uniform, cross_rail, topo.scale_up.bandwidth);
-    path.cross_rail_via_scale_up = via_scale_up > direct;
-    all_to_all = std::max(direct, via_scale_up);
-  } else if (const auto* rail_only = std::get_if<RailOnly>(&topo.fabric)) {
-    shape = tree_shape(rail_only->rail_tree, traffic,
-                       leaving_share(traffic, rail_only->rail_tree.nodes_per_leaf));
-    path.cross_rail_via_scale_up = rails > 1;
-    all_to_all = relayed(rank_bandwidth * shape.uniform, cross_rail, topo.scale_up.bandwidth);
-  } else if (const auto* df = std::get_if<DragonflyPlus>(&topo.fabric)) {
-    shape = dragonfly_shape(*df, traffic, topo.nics_per_node);
-    all_to_all = rank_bandwidth * shape.uniform;
-  }
-  // Uniform traffic leaves through each rank's own NICs, and a rank of the emptiest domain sends
-  // (ranks - f) / ranks of it out, not (ranks - per_domain) / ranks.
-  out.bandwidth = rank_bandwidth * (shape.neighbour * straddle);
-  out.all_to_all_bandwidth =
-      comm.ranks > fewest ? all_to_all * ((comm.ranks - per_domain) / (comm.ranks - fewest)) : all_to_all;
-  out.line_rate = rank_line * (shape.neighbour * straddle);
-  out.hops = out.far_hops = shape.hops;
-  out.latency = out.far_latency = topo.link_latency + topo.switch_latency * shape.hops;
-  if (topo.sharp) out.reduction_bandwidth = out.bandwidth;
+  const detail::PathInputs inputs{.topo = topo,
+                                  .comm = comm,
+                                  .span_nodes = span_nodes,
+                                  .per_domain = per_domain,
+                                  .fewest = fewest,
+                                  .straddle = straddle,
+                                  .sharers = sharers,
+                                  .nic_share = nic_share,
+                                  .rank_bandwidth = rank_bandwidth,
+                                  .rank_line = rank_line};
+  detail::fabric_rule(topo.kind).path(inputs, path);
   return path;
 }
 

@@ -6,128 +6,14 @@
 #include <string>
 
 #include "costmodel/error.hpp"
+#include "fabric.hpp"
 #include "topology_detail.hpp"
 
 namespace costmodel {
 namespace {
 
 using detail::ceil_div;
-
-struct LeafSplit {
-  int down = 1;
-  int up = 1;
-};
-
-// Leaf ports split down:up = r:1 (oversubscription r at the leaf; r = 1 is a non-blocking folded Clos).
-LeafSplit split_leaf(int radix, double oversubscription) {
-  const double r = oversubscription < 1.0 ? 1.0 : oversubscription;
-  const int down = std::clamp(static_cast<int>(std::floor(radix * r / (r + 1.0))), 1, radix - 1);
-  return {down, radix - down};
-}
-
-[[noreturn]] void fail(const std::string& field, const std::string& message) {
-  throw Error(ErrorLocation{}, field, message);
-}
-
-// One switch holds everything: every port is a host port.
-FatTree single_switch(int radix, double oversubscription) {
-  FatTree tree;
-  tree.tiers = 1;
-  tree.radix = radix;
-  tree.leaf_downlinks = radix;
-  tree.leaf_uplinks = 0;
-  tree.oversubscription = oversubscription;
-  tree.leaves = 1;
-  return tree;
-}
-
-// Folded Clos above `leaves` leaves: 2 tiers while one spine can reach every leaf (leaves <= radix),
-// else 3 tiers of pods of radix/2 leaves, at most radix pods (Al-Fares et al. 2008 §3).
-FatTree clos_over_leaves(int leaves, int radix, LeafSplit split, double oversubscription) {
-  FatTree tree;
-  tree.radix = radix;
-  tree.leaf_downlinks = split.down;
-  tree.leaf_uplinks = split.up;
-  tree.oversubscription = oversubscription;
-  tree.leaves = leaves;
-  if (leaves <= radix) {
-    tree.tiers = 2;
-    return tree;
-  }
-  tree.tiers = 3;
-  tree.pods = ceil_div(leaves, radix / 2);
-  if (tree.pods > radix) {
-    fail("scale_out.switch", "a 3-tier fat-tree of radix " + std::to_string(radix) + " holds at most " +
-                                 std::to_string(radix * (radix / 2) * split.down) +
-                                 " NIC ports; use a larger radix or another topology");
-  }
-  return tree;
-}
-
-// Spines of a 2-tier Clos: every leaf spreads its uplinks evenly over the spines, so that equal-cost paths
-// carry equal load: the spine count divides a leaf's uplinks and a spine's radix takes leaves x
-// uplinks/spines ports (NVIDIA DGX SuperPOD B300 XDR reference architecture: 32 leaves x 72 uplinks on
-// 144-port Q3400 spines -> 18 spines of 4 links per leaf, where 2,304 / 144 alone would give 16).
-int even_spines(long long leaves, int uplinks, int radix) {
-  const int fewest = ceil_div(leaves * uplinks, radix);
-  for (int spines = std::max(fewest, 1); spines < uplinks; ++spines) {
-    if (uplinks % spines == 0) return spines;
-  }
-  return uplinks;  // one link from every leaf to each spine (leaves <= radix)
-}
-
-// Switches per tier of one Clos: 2 tiers: radix-port spines take every leaf uplink, evenly; 3 tiers: each
-// pod has one aggregation switch per leaf uplink, the core takes every aggregation uplink (Al-Fares 2008 §3:
-// k pods x k/2 edge + k pods x k/2 aggregation + (k/2)^2 core).
-void count_tree(const FatTree& tree, int copies, Inventory& inv) {
-  inv.tiers = tree.tiers;
-  inv.tier_names = {"leaf", "", ""};
-  std::array<int, kMaxSwitchTiers> per_tier{tree.leaves, 0, 0};
-  int switch_links = 0;
-  const int leaf_uplinks_total = tree.leaves * tree.leaf_uplinks;
-  if (tree.tiers >= 2) {
-    inv.tier_names[1] = "spine";
-    switch_links += leaf_uplinks_total;
-  }
-  if (tree.tiers == 2) per_tier[1] = even_spines(tree.leaves, tree.leaf_uplinks, tree.radix);
-  if (tree.tiers == 3) {
-    inv.tier_names[2] = "core";
-    per_tier[1] = tree.pods * tree.leaf_uplinks;
-    per_tier[2] = ceil_div(leaf_uplinks_total, tree.radix);
-    switch_links += leaf_uplinks_total;
-  }
-  for (int i = 0; i < kMaxSwitchTiers; ++i) inv.switches_per_tier[i] += per_tier[i] * copies;
-  inv.switch_links += switch_links * copies;
-}
-
-// Torus sides whose product is `nodes`, with the smallest diameter Σ⌊kᵢ/2⌋ (ties: the most even).
-std::array<int, kMaxTorusDims> choose_torus_dims(int nodes, int dimensions) {
-  std::array<int, kMaxTorusDims> best{nodes, 1, 1};
-  int best_diameter = nodes / 2;
-  int best_max = nodes;
-  auto consider = [&](int a, int b, int c) {
-    const int diameter = a / 2 + b / 2 + c / 2;
-    const int largest = std::max({a, b, c});
-    if (diameter < best_diameter || (diameter == best_diameter && largest < best_max)) {
-      best_diameter = diameter;
-      best_max = largest;
-      best = {a, b, c};
-      std::sort(best.begin(), best.end(), std::greater<>());
-    }
-  };
-  for (int a = 1; static_cast<long long>(a) * a <= nodes; ++a) {
-    if (nodes % a != 0) continue;
-    const int rest = nodes / a;
-    if (dimensions == 2) {
-      consider(rest, a, 1);
-      continue;
-    }
-    for (int b = a; static_cast<long long>(b) * b <= rest; ++b) {
-      if (rest % b == 0) consider(rest / b, b, a);
-    }
-  }
-  return best;
-}
+using detail::fabric_error;
 
 bool is_optical(const LinkSpec& link) {
   return link.media.rfind("optical", 0) == 0;
@@ -226,157 +112,6 @@ void price_scale_up(const ClusterSpec& cluster, const NvSwitchDomain& domain, In
   inv.scale_up_power = fabric.switch_power * inv.scale_up_switches;
 }
 
-void size_tree_fabric(const ClusterSpec& cluster, Topology& topo) {
-  const int radix = topo.switch_radix;
-  const double r = cluster.oversubscription;
-  const LeafSplit split = split_leaf(radix, r);
-  const int nodes = topo.nodes;
-  const int nics = cluster.nics_per_node;
-  const long long ports = static_cast<long long>(nodes) * nics;
-  Inventory& inv = topo.inventory;
-  const FatTree* tree = nullptr;
-  int copies = 1;
-
-  if (topo.kind == TopologyKind::kFatTree || (topo.kind == TopologyKind::kRailOptimized && nics == 1)) {
-    FatTree t = ports <= radix ? single_switch(radix, r)
-                               : clos_over_leaves(ceil_div(ports, split.down), radix, split, r);
-    t.nodes_per_leaf = t.tiers == 1 ? nodes : std::max(1, t.leaf_downlinks / nics);
-    t.nodes_per_pod = t.tiers == 3 ? t.nodes_per_leaf * (radix / 2) : nodes;
-    t.node_ports_per_leaf = nics;
-    topo.fabric = t;
-    tree = &std::get<FatTree>(topo.fabric);
-  } else if (topo.kind == TopologyKind::kRailOptimized) {
-    // NVIDIA DGX SuperPOD reference architecture: a scalable unit = one leaf's downlinks worth of nodes,
-    // one leaf per rail per unit; the spine/core above joins rails and units.
-    RailOptimized rail;
-    rail.rails = nics;
-    rail.nodes_per_unit = split.down;
-    rail.tree = clos_over_leaves(nics * ceil_div(nodes, split.down), radix, split, r);
-    rail.tree.nodes_per_leaf = split.down;
-    rail.tree.nodes_per_pod =
-        rail.tree.tiers == 3 ? std::max(split.down, split.down * (radix / 2) / nics) : nodes;
-    topo.fabric = rail;
-    tree = &std::get<RailOptimized>(topo.fabric).tree;
-  } else {
-    // Wang et al. 2023: every rail its own Clos over the nodes' NIC k; no switch joins two rails.
-    RailOnly rail;
-    rail.rails = nics;
-    rail.rail_tree = nodes <= radix ? single_switch(radix, r)
-                                    : clos_over_leaves(ceil_div(nodes, split.down), radix, split, r);
-    rail.rail_tree.nodes_per_leaf = rail.rail_tree.tiers == 1 ? nodes : split.down;
-    rail.rail_tree.nodes_per_pod = rail.rail_tree.tiers == 3 ? split.down * (radix / 2) : nodes;
-    topo.fabric = rail;
-    tree = &std::get<RailOnly>(topo.fabric).rail_tree;
-    copies = nics;
-  }
-
-  count_tree(*tree, copies, inv);
-  inv.host_links = static_cast<int>(ports);
-  topo.diameter = 2 * tree->tiers - 1;
-  // Bisection: half the hosts' ports, limited by the leaves' uplinks above one tier. Rail-only: halving the
-  // rails crosses no network link at all (Wang et al. 2023: rails meet only in the scale-up domain).
-  const long long up_ports = static_cast<long long>(tree->leaves) * tree->leaf_uplinks * copies;
-  const double crossing = tree->tiers == 1 ? ports / 2.0 : std::min<double>(ports, up_ports) / 2.0;
-  topo.bisection = copies > 1 ? BytesPerSecond(0.0) : topo.nic_line_rate * crossing;
-}
-
-void size_dragonfly(const ClusterSpec& cluster, Topology& topo) {
-  const int radix = topo.switch_radix;
-  const LeafSplit split = split_leaf(radix, cluster.oversubscription);
-  const long long ports = static_cast<long long>(topo.nodes) * cluster.nics_per_node;
-  DragonflyPlus df;
-  df.radix = radix;
-  df.oversubscription = cluster.oversubscription;
-  df.leaf_downlinks = split.down;
-  df.leaf_uplinks = split.up;
-  // Shpiner et al. 2017 §3: a group is radix/2 leaves x (leaf uplinks) spines, complete bipartite; every
-  // spine spends its other radix/2 ports on global links, one to each other group at full scale.
-  df.leaves_per_group = radix / 2;
-  df.spines_per_group = split.up;
-  df.global_ports_per_group = df.spines_per_group * (radix - radix / 2);
-  const long long ports_per_group = static_cast<long long>(df.leaves_per_group) * split.down;
-  df.groups = ceil_div(ports, ports_per_group);
-  if (df.groups - 1 > df.global_ports_per_group) {
-    fail("scale_out.switch", "a dragonfly+ of radix " + std::to_string(radix) + " holds at most " +
-                                 std::to_string((df.global_ports_per_group + 1) * ports_per_group) +
-                                 " NIC ports");
-  }
-  df.leaves = ceil_div(ports, split.down);
-  if (df.groups == 1) {
-    // One group has no global links: its spines only join its leaves, all radix ports facing down, so
-    // ceil(leaves x uplinks / radix) of them suffice; a single leaf needs none.
-    df.spines_per_group = df.leaves > 1 ? even_spines(df.leaves, split.up, radix) : 0;
-    df.global_ports_per_group = 0;
-  }
-  df.nodes_per_leaf = std::max(1, split.down / cluster.nics_per_node);
-  df.nodes_per_group = df.nodes_per_leaf * df.leaves_per_group;
-  df.routing = cluster.routing;
-  topo.fabric = df;
-
-  Inventory& inv = topo.inventory;
-  inv.tiers = df.spines_per_group > 0 ? 2 : 1;
-  inv.tier_names = {"leaf", df.spines_per_group > 0 ? "spine" : "", ""};
-  inv.switches_per_tier = {df.leaves, df.groups * df.spines_per_group, 0};
-  inv.host_links = static_cast<int>(ports);
-  inv.global_links = df.groups > 1 ? df.groups * df.global_ports_per_group / 2 : 0;
-  inv.switch_links = (df.spines_per_group > 0 ? df.leaves * split.up : 0) + inv.global_links;
-  // Minimal route: leaf, spine, (global link), spine, leaf.
-  topo.diameter = df.groups > 1 ? 4 : (df.leaves > 1 ? 3 : 1);
-  const double local = std::min<double>(ports, static_cast<double>(df.leaves) * split.up) / 2.0;
-  double crossing = local;
-  if (df.groups > 1) {
-    const double links_per_pair = static_cast<double>(df.global_ports_per_group) / (df.groups - 1);
-    // Halving the groups cuts ⌊g/2⌋·⌈g/2⌉ group pairs, each joined by links_per_pair global links.
-    const long long pairs = static_cast<long long>(df.groups / 2) * ((df.groups + 1) / 2);
-    crossing = std::min(local, static_cast<double>(pairs) * links_per_pair);
-  }
-  topo.bisection = topo.nic_line_rate * crossing;
-}
-
-void size_torus(const ClusterSpec& cluster, Topology& topo) {
-  Torus torus;
-  torus.dimensions = topo.kind == TopologyKind::kTorus2D ? 2 : 3;
-  const int nics = cluster.nics_per_node;
-  if (nics < 2 * torus.dimensions) {
-    fail("scale_out.nics_per_node", "a " + std::to_string(torus.dimensions) + "D torus needs at least " +
-                                        std::to_string(2 * torus.dimensions) +
-                                        " NIC ports per node, one per neighbour");
-  }
-  if (cluster.torus_dims.empty()) {
-    torus.dims = choose_torus_dims(topo.nodes, torus.dimensions);
-  } else {
-    if (static_cast<int>(cluster.torus_dims.size()) != torus.dimensions) {
-      fail("scale_out.torus_dims", "needs " + std::to_string(torus.dimensions) + " sizes");
-    }
-    long long product = 1;
-    for (int i = 0; i < torus.dimensions; ++i) {
-      if (cluster.torus_dims[i] < 1) fail("scale_out.torus_dims", "sizes must be positive");
-      torus.dims[i] = cluster.torus_dims[i];
-      product *= cluster.torus_dims[i];
-    }
-    if (product != topo.nodes) {
-      fail("scale_out.torus_dims", "sizes multiply to " + std::to_string(product) + ", not the " +
-                                       std::to_string(topo.nodes) + " nodes");
-    }
-  }
-  torus.ports_per_direction = static_cast<double>(nics) / (2.0 * torus.dimensions);
-  topo.fabric = torus;
-
-  Inventory& inv = topo.inventory;
-  inv.tiers = 0;
-  inv.direct_links = ceil_div(static_cast<long long>(topo.nodes) * nics, 2);
-  // Diameter Σ⌊kᵢ/2⌋ with wrap-around (Dally & Towles 2004 §5.2).
-  int kmax = 1;
-  topo.diameter = 0;
-  for (int k : torus.dims) {
-    topo.diameter += k / 2;
-    kmax = std::max(kmax, k);
-  }
-  // Bisection: cutting the longest ring twice (wrap-around) crosses 2·N/kmax neighbour bundles.
-  topo.bisection = kmax > 1 ? topo.nic_line_rate * (2.0 * topo.nodes / kmax * torus.ports_per_direction)
-                            : BytesPerSecond(0.0);
-}
-
 }  // namespace
 
 bool library_runs_torus_bucket(std::string_view library) {
@@ -412,12 +147,12 @@ std::vector<BomLine> bill_of_materials(const Topology& topology, const ClusterSp
 }
 
 Topology build_topology(const ClusterSpec& cluster) {
-  if (cluster.gpus < 1) fail("gpus", "must be at least 1");
-  if (cluster.gpus_per_node < 1) fail("gpus_per_node", "must be at least 1");
-  if (cluster.nics_per_node < 1) fail("scale_out.nics_per_node", "must be at least 1");
-  const bool switched =
-      cluster.topology != TopologyKind::kTorus2D && cluster.topology != TopologyKind::kTorus3D;
-  if (switched && cluster.switch_spec.radix < 4) fail("scale_out.switch.radix", "must be at least 4");
+  if (cluster.gpus < 1) fabric_error("gpus", "must be at least 1");
+  if (cluster.gpus_per_node < 1) fabric_error("gpus_per_node", "must be at least 1");
+  if (cluster.nics_per_node < 1) fabric_error("scale_out.nics_per_node", "must be at least 1");
+  const detail::FabricRule& rule = detail::fabric_rule(cluster.topology);
+  const bool switched = rule.traits.switched;
+  if (switched && cluster.switch_spec.radix < 4) fabric_error("scale_out.switch.radix", "must be at least 4");
 
   Topology topo;
   topo.kind = cluster.topology;
@@ -428,7 +163,7 @@ Topology build_topology(const ClusterSpec& cluster) {
   topo.scale_up = size_scale_up(cluster);
   const PortMode mode = port_mode(cluster.switch_spec, cluster.link.line_rate);
   if (switched) {
-    if (mode.radix < 4) fail("scale_out.switch.radix", "must be at least 4");
+    if (mode.radix < 4) fabric_error("scale_out.switch.radix", "must be at least 4");
     topo.switch_radix = mode.radix;
     const int cages = cluster.switch_spec.cages > 0 ? cluster.switch_spec.cages : cluster.switch_spec.radix;
     topo.ports_per_module = std::max(1, ceil_div(mode.radix, std::max(1, cages)));
@@ -451,20 +186,7 @@ Topology build_topology(const ClusterSpec& cluster) {
   topo.torus_library = library_runs_torus_bucket(cluster.gpu.library);
   topo.nccl = cluster.gpu.library == "NCCL";
 
-  switch (cluster.topology) {
-    case TopologyKind::kFatTree:
-    case TopologyKind::kRailOptimized:
-    case TopologyKind::kRailOnly:
-      size_tree_fabric(cluster, topo);
-      break;
-    case TopologyKind::kDragonflyPlus:
-      size_dragonfly(cluster, topo);
-      break;
-    case TopologyKind::kTorus2D:
-    case TopologyKind::kTorus3D:
-      size_torus(cluster, topo);
-      break;
-  }
+  rule.size(cluster, topo);
   topo.inventory.nics = topo.nodes * cluster.nics_per_node;
   topo.inventory.scale_up_domains = ceil_div(cluster.gpus, topo.scale_up.gpus);
   price(cluster, topo.ports_per_module, topo.inventory);

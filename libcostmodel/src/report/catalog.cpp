@@ -256,17 +256,34 @@ std::vector<ColumnOf<ModelRow>> model_fields() {
   };
 }
 
-std::vector<TopologyKind> all_topologies() {
-  std::vector<TopologyKind> kinds;
-  for (int k = 0; k < kTopologyKindCount; ++k) kinds.push_back(static_cast<TopologyKind>(k));
-  return kinds;
+/// A fabric the library builds, with its catalog entry's sources (data/topologies.yaml).
+struct TopologyRow {
+  TopologyKind kind = TopologyKind::kFatTree;
+  std::string source;
+};
+
+/// Every fabric, in TopologyKind order, with its entry's sources where the catalog has them.
+std::vector<TopologyRow> topology_rows(const Catalog& catalog) {
+  std::vector<TopologyRow> rows;
+  for (const TopologyKind kind : topology_kinds()) {
+    TopologyRow row{kind, {}};
+    for (const TopologyEntry& entry : catalog.topologies) {
+      if (entry.name == to_string(kind)) row.source = entry.source;
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
-std::vector<ColumnOf<TopologyKind>> topology_kind_fields() {
+std::vector<ColumnOf<TopologyRow>> topology_kind_fields() {
   return {
-      {"name", "name", "", 1, [](const TopologyKind& k) { return Json(std::string(to_string(k))); }},
+      {"name", "name", "", 1, [](const TopologyRow& r) { return Json(std::string(to_string(r.kind))); }},
       {"description", "description", "", 1,
-       [](const TopologyKind& k) { return Json(std::string(describe(k))); }},
+       [](const TopologyRow& r) { return Json(std::string(describe(r.kind))); }},
+      {"switched", "switched", "", 1, [](const TopologyRow& r) { return Json(traits(r.kind).switched); }, 4,
+       Audience::kMachines},
+      {"source", "source", "", 1, [](const TopologyRow& r) { return Json(r.source); }, 4,
+       Audience::kMachines},
   };
 }
 
@@ -358,7 +375,7 @@ Table catalog_summary_table(const Catalog& catalog) {
       {"switches", names_of(catalog.switches)},
       {"scale-up", names_of(catalog.scale_ups)},
       {"models", names_of(catalog.models)},
-      {"topologies", names_of(all_topologies(), [](TopologyKind kind) { return to_string(kind); })},
+      {"topologies", names_of(topology_kinds(), [](TopologyKind kind) { return to_string(kind); })},
       {"knobs", names_of(training_fields(), [](const TrainingField& field) { return field.key; })},
       {"stacks", names_of(catalog.stacks)},
   };
@@ -407,7 +424,7 @@ Table catalog_table(std::string_view which, const Catalog& catalog) {
     return table;
   }
   if (which != "topologies") throw Error("unknown catalog '" + std::string(which) + "'");
-  return make_table(topology_kind_fields(), all_topologies());
+  return make_table(topology_kind_fields(), topology_rows(catalog));
 }
 
 }  // namespace costmodel

@@ -96,15 +96,14 @@ std::string describe_cluster(const ClusterSpec& c) {
   std::string text = "cluster: " + std::to_string(c.gpus) + " x " + c.gpu.name + ", " +
                      std::to_string(c.gpus_per_node) + " per node, " + std::to_string(c.nics_per_node) +
                      " x " + c.link.name + " per node, " + std::string(to_string(c.topology));
-  if (c.topology != TopologyKind::kTorus2D && c.topology != TopologyKind::kTorus3D) {
+  if (traits(c.topology).switched) {
     text.append(" ").append(format_number(c.oversubscription, 3)).append(":1 of ").append(c.switch_spec.name);
     text += " switches";
     // The in-network setting wherever the switch could reduce (off unless enabled, as NCCL keeps CollNet).
     if (c.switch_spec.in_network_reduction != InNetworkReduction::kNone) {
       text += c.in_network == InNetworkReduction::kSharp ? " with SHARP on" : " (SHARP off)";
     }
-    if (c.topology == TopologyKind::kDragonflyPlus && c.routing == Routing::kMinimal)
-      text += ", minimal routing";
+    if (traits(c.topology).routed && c.routing == Routing::kMinimal) text += ", minimal routing";
   }
   text += ", " + scale_up_label(c) + " of " + std::to_string(c.scale_up_domain()) + ", " + c.gpu.library;
   if (!c.stack.empty()) text += ", stack " + c.stack;

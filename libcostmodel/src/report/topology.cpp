@@ -142,11 +142,7 @@ Table topology_table(const Topology& t, const ClusterSpec& cluster) {
       "(data/gpus.yaml nic_ports_per_module); in the switches one per " +
           std::to_string(t.ports_per_module) + " switch port" + (t.ports_per_module > 1 ? "s" : "") +
           " (a module per cage)"};
-  if (t.kind == TopologyKind::kRailOnly && t.nics_per_node > 1) {
-    table.notes.emplace_back(
-        "rail-only: no network link joins two rails, so a cut between rails crosses none (bisection 0); "
-        "cross-rail traffic relays over the scale-up domain");
-  }
+  if (std::string note = fabric_note(t); !note.empty()) table.notes.push_back(std::move(note));
   return table;
 }
 

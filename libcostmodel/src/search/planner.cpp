@@ -444,10 +444,13 @@ std::vector<RejectedCandidate> merge_closest(const std::vector<Partial>& partial
 }  // namespace
 
 std::vector<TopologyChoice> auto_topologies() {
-  return {{TopologyKind::kFatTree, 1.0},  {TopologyKind::kFatTree, 2.0},
-          {TopologyKind::kFatTree, 4.0},  {TopologyKind::kRailOptimized, 1.0},
-          {TopologyKind::kRailOnly, 1.0}, {TopologyKind::kDragonflyPlus, 1.0},
-          {TopologyKind::kTorus3D, 1.0}};
+  std::vector<TopologyChoice> choices;
+  for (const TopologyKind kind : topology_kinds()) {
+    for (const double oversubscription : traits(kind).auto_oversubscriptions) {
+      if (oversubscription > 0.0) choices.push_back({kind, oversubscription});
+    }
+  }
+  return choices;
 }
 
 std::string_view rejection_reason_name(int index) {
@@ -479,8 +482,7 @@ PlanRequest plan_request(const ModelSpec& model, const ClusterSpec& cluster, con
 
 std::vector<TopologyChoice> parse_topology_choices(std::string_view text) {
   if (text == "auto") return auto_topologies();
-  std::vector<std::string> names;
-  for (int k = 0; k < kTopologyKindCount; ++k) names.emplace_back(to_string(static_cast<TopologyKind>(k)));
+  const std::vector<std::string> names = topology_names();
   std::vector<TopologyChoice> choices;
   size_t start = 0;
   while (start <= text.size()) {

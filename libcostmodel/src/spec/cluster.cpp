@@ -8,42 +8,6 @@
 #include "costmodel/spec/nccl_tuner.hpp"
 
 namespace costmodel {
-namespace {
-constexpr std::array<std::string_view, kTopologyKindCount> kTopologyNames{
-    "fat-tree", "rail-optimized", "rail-only", "dragonfly-plus", "torus-2d", "torus-3d"};
-}  // namespace
-
-std::string_view to_string(TopologyKind kind) {
-  return kTopologyNames[static_cast<size_t>(kind)];
-}
-
-std::string_view describe(TopologyKind kind) {
-  switch (kind) {
-    case TopologyKind::kFatTree:
-      return "folded Clos of leaf/spine(/core) switches; full bisection unless oversubscribed";
-    case TopologyKind::kRailOptimized:
-      return "fat-tree whose leaves each join the same-index NIC of every node (one rail per GPU index)";
-    case TopologyKind::kRailOnly:
-      return "one switch network per rail and none between rails; cross-rail traffic goes over NVLink "
-             "(Wang et al. 2023)";
-    case TopologyKind::kDragonflyPlus:
-      return "groups of leaf/spine switches with all-to-all global links between groups, routed adaptive "
-             "(default) or minimal (Shpiner et al. 2017)";
-    case TopologyKind::kTorus2D:
-      return "switchless 2D torus: each node linked to its 4 neighbours with wraparound";
-    case TopologyKind::kTorus3D:
-      return "switchless 3D torus: each node linked to its 6 neighbours with wraparound (TPU v4 style)";
-  }
-  return "";
-}
-
-std::optional<TopologyKind> parse_topology_kind(std::string_view name) {
-  for (size_t i = 0; i < kTopologyNames.size(); ++i) {
-    if (kTopologyNames[i] == name) return static_cast<TopologyKind>(i);
-  }
-  return std::nullopt;
-}
-
 std::string_view to_string(Routing routing) {
   return routing == Routing::kMinimal ? "minimal" : "adaptive";
 }
@@ -118,8 +82,7 @@ std::vector<std::string> validate(const ClusterSpec& c) {
   if (!(c.oversubscription >= 1.0) || !std::isfinite(c.oversubscription)) {
     reasons.push_back("oversubscription must be a finite ratio >= 1");
   }
-  if (c.switch_spec.radix < 2 && c.topology != TopologyKind::kTorus2D &&
-      c.topology != TopologyKind::kTorus3D) {
+  if (c.switch_spec.radix < 2 && traits(c.topology).switched) {
     reasons.push_back("switch radix must be at least 2");
   }
   for (const PortMode& mode : c.switch_spec.breakouts) {
@@ -130,7 +93,7 @@ std::vector<std::string> validate(const ClusterSpec& c) {
   }
   if (c.switch_spec.cages < 0) reasons.push_back("switch cages must not be negative");
   if (!(c.gpu.hbm.value > 0.0)) reasons.push_back("gpu hbm must be positive");
-  const bool switched = c.topology != TopologyKind::kTorus2D && c.topology != TopologyKind::kTorus3D;
+  const bool switched = traits(c.topology).switched;
   if (c.in_network == InNetworkReduction::kNvls) {
     reasons.push_back("scale_out.in_network must be sharp or none (NVLS is the scale-up switch's)");
   } else if (c.in_network == InNetworkReduction::kSharp && switched &&

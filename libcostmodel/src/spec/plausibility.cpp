@@ -75,7 +75,7 @@ void check_link(const ClusterSpec& c, const Catalog& catalog, std::vector<Warnin
     out.push_back({"scale_out.link.transceiver_price",
                    "optical link '" + c.link.name + "' has no transceiver price: its optics cost $0"});
   }
-  const bool switched = c.topology != TopologyKind::kTorus2D && c.topology != TopologyKind::kTorus3D;
+  const bool switched = traits(c.topology).switched;
   if (switched && c.switch_spec.price.value <= 0.0) {
     out.push_back({"scale_out.switch.price",
                    "switch '" + c.switch_spec.name + "' has no price: the network's capex counts it at $0"});

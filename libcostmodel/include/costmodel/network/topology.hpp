@@ -112,10 +112,22 @@ struct Torus {
   double ports_per_direction = 1.0;  ///< NIC ports towards one neighbour (nics_per_node / 2D)
 };
 
+/// The sizing of a fabric added as a file of network/fabrics/ whose state none of the structs above holds:
+/// the file derives its own struct from this one and reads it back with dynamic_cast.
+struct FabricState {
+  FabricState() = default;
+  FabricState(const FabricState&) = default;
+  FabricState& operator=(const FabricState&) = default;
+  FabricState(FabricState&&) = default;
+  FabricState& operator=(FabricState&&) = default;
+  virtual ~FabricState() = default;
+};
+
 /// One cluster's fabric, sized once; every query afterwards is plain arithmetic.
 struct Topology {
   TopologyKind kind = TopologyKind::kFatTree;
-  std::variant<FatTree, RailOptimized, RailOnly, DragonflyPlus, Torus> fabric;
+  std::variant<FatTree, RailOptimized, RailOnly, DragonflyPlus, Torus, std::shared_ptr<const FabricState>>
+      fabric;
   NvSwitchDomain scale_up;
   Inventory inventory;
   int diameter = 0;  ///< switches on the longest minimal NIC-to-NIC path; torus: link hops Σ⌊kᵢ/2⌋
@@ -166,6 +178,9 @@ struct BomLine {
 /// switches (each priced as the ports it serves: LinkSpec's price per port end x ports per module), fibres
 /// and copper cables. Its prices and power add up to Inventory::capex and power.
 [[nodiscard]] std::vector<BomLine> bill_of_materials(const Topology& topology, const ClusterSpec& cluster);
+
+/// What the fabric's own file says of it beside its inventory (rail-only: why its bisection is 0), or empty.
+[[nodiscard]] std::string fabric_note(const Topology& topology);
 
 /// Whether collective library `library` (GpuSpec::library) runs the multi-dimensional bucket algorithm
 /// over a torus: the torus libraries of TPUs (ICI: XLA's collectives over the 3D torus, Jouppi et al.

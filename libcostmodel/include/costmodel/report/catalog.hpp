@@ -16,7 +16,7 @@ namespace costmodel {
 /// "gpus", "links", "switches", "scale-up", "models", "topologies", "knobs".
 [[nodiscard]] const std::vector<std::string>& catalog_names();
 
-/// One catalog (a name of catalog_names()) with every field of every entry; "topologies" needs no catalog.
+/// One catalog (a name of catalog_names()) with every field of every entry; "knobs" needs no catalog.
 /// Throws Error (kInput) for an unknown name.
 [[nodiscard]] Table catalog_table(std::string_view which, const Catalog& catalog);
 

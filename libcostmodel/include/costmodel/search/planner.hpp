@@ -30,8 +30,9 @@ struct TopologyChoice {
   std::optional<double> oversubscription;  ///< nullopt: the base cluster's
 };
 
-/// `--topology auto`: fat-tree at 1:1, 2:1 and 4:1, rail-optimized, rail-only, Dragonfly+ and a 3D torus
-/// (fabrics that cannot be built for the GPU count are skipped by plan()).
+/// `--topology auto`: every fabric at the oversubscriptions its traits name (TopologyTraits::
+/// auto_oversubscriptions: fat-tree at 1:1, 2:1 and 4:1, rail-optimized, rail-only, Dragonfly+ and a 3D
+/// torus at 1:1); fabrics that cannot be built for the GPU count are skipped by plan().
 [[nodiscard]] std::vector<TopologyChoice> auto_topologies();
 
 /// The inverse question: the cheapest GPU count that trains EstimateOptions::tokens within `time`.

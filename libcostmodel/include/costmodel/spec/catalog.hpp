@@ -17,6 +17,13 @@
 
 namespace costmodel {
 
+/// A scale-out fabric's catalog entry (data/topologies.yaml): the sources of its rules. The fabric itself is
+/// a file of libcostmodel/src/network/fabrics/ (TopologyKind, traits()).
+struct TopologyEntry {
+  std::string name;    ///< as to_string(TopologyKind) spells it
+  std::string source;  ///< the papers and reference architectures its sizing and paths follow
+};
+
 /// Everything the catalogs hold. Look-ups by name throw Error naming the closest entries.
 struct Catalog {
   std::string root;  ///< folder holding data/ and models/
@@ -28,6 +35,8 @@ struct Catalog {
   /// NCCL tuner plug-ins (data/nccl-tuners.yaml); each link entry also holds those that list it.
   std::vector<std::shared_ptr<const NcclTuner>> nccl_tuners;
   std::vector<StackSpec> stacks;  ///< software stacks (data/stacks.yaml)
+  /// Scale-out fabrics (data/topologies.yaml), one per fabric the library builds (topology_kinds()).
+  std::vector<TopologyEntry> topologies;
   /// Prediction intervals from the validation residuals (data/intervals.yaml); null when absent.
   std::shared_ptr<const IntervalModel> intervals;
 

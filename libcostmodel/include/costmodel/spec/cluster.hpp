@@ -2,6 +2,7 @@
 #pragma once
 // ClusterSpec: GPUs, their scale-up domain and the scale-out fabric; and where each rank lands.
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,12 +13,30 @@
 
 namespace costmodel {
 
-/// The scale-out fabric's shape.
+/// The scale-out fabric's shape. The enumerators name the built-in fabrics; a fabric added as a file of
+/// libcostmodel/src/network/fabrics/ gets the next value (topology_kinds() lists them all).
 enum class TopologyKind { kFatTree, kRailOptimized, kRailOnly, kDragonflyPlus, kTorus2D, kTorus3D };
-inline constexpr int kTopologyKindCount = 6;  ///< values of TopologyKind
-/// "fat-tree", "rail-optimized", "rail-only", "dragonfly-plus", "torus-2d", "torus-3d".
+inline constexpr int kTopologyKindCount = 6;  ///< the built-in values of TopologyKind
+/// Every fabric the library builds, the built-in ones first (network/fabrics/, one file each).
+[[nodiscard]] std::vector<TopologyKind> topology_kinds();
+/// Their names, in the same order.
+[[nodiscard]] std::vector<std::string> topology_names();
+
+/// What the rest of the library asks of a fabric, whichever it is.
+struct TopologyTraits {
+  std::string_view name;  ///< "fat-tree", "rail-optimized", "rail-only", "dragonfly-plus", "torus-2d", ...
+  std::string_view description;  ///< one line on what it is, with its source
+  bool switched = true;          ///< built of switches (radix, price, SHARP); false: direct NIC-to-NIC links
+  bool routed = false;           ///< takes `routing` (minimal | adaptive) between its groups
+  bool torus = false;            ///< a torus: torus libraries run buckets over it, NCCL rings
+  /// Oversubscriptions `plan --topology auto` tries (auto_topologies()); 0: unused; all 0: auto skips it.
+  std::array<double, 3> auto_oversubscriptions{};
+};
+/// The traits of `kind`.
+[[nodiscard]] const TopologyTraits& traits(TopologyKind kind);
+/// traits(kind).name.
 [[nodiscard]] std::string_view to_string(TopologyKind kind);
-/// One line on what the fabric is, with its source (for catalogs and help).
+/// traits(kind).description.
 [[nodiscard]] std::string_view describe(TopologyKind kind);
 /// The kind named `name` (as to_string spells it), or nullopt.
 [[nodiscard]] std::optional<TopologyKind> parse_topology_kind(std::string_view name);

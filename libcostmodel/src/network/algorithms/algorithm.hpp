@@ -28,7 +28,7 @@ inline constexpr int kLL128 = 1;
 inline constexpr int kSimple = 2;
 
 inline bool is_torus(TopologyKind kind) {
-  return kind == TopologyKind::kTorus2D || kind == TopologyKind::kTorus3D;
+  return traits(kind).torus;
 }
 
 // ⌈log2 x⌉ and ⌊log2 x⌋ for x >= 1, without shifting past the width of int.
