@@ -174,11 +174,12 @@ TEST_CASE("9. Hugging Face config.json in; Megatron-LM arguments out") {
        "8192",      "--global-batch", "256",     "--micro-batch", "1",        "--zero", "1",  "--recompute",
        "selective", "--format",       "megatron"});
   REQUIRE(megatron.exit_code == 0);
-  CHECK(megatron.out.rfind("# costmodel: Meta-Llama-3-8B on 64 x h100-sxm (fat-tree): predicted step ", 0) ==
-        0);
+  // The comment after the last argument: pasted after `torchrun ... \` the arguments are one command.
+  CHECK(contains(megatron.out,
+                 " \\\n--bf16\n# costmodel: Meta-Llama-3-8B on 64 x h100-sxm (fat-tree): predicted step "));
   for (const char* expected :
        {"--tensor-model-parallel-size 2 \\\n", "--pipeline-model-parallel-size 2 \\\n",
-        "--num-layers-per-virtual-pipeline-stage 8 \\\n", "--sequence-parallel \\\n",
+        "--num-virtual-stages-per-pipeline-rank 2 \\\n", "--sequence-parallel \\\n",
         "--micro-batch-size 1 \\\n", "--global-batch-size 256 \\\n", "--recompute-granularity selective \\\n",
         "--use-distributed-optimizer \\\n", "--bf16\n"}) {
     CHECK_MESSAGE(contains(megatron.out, expected), expected);

@@ -1,29 +1,47 @@
+--num-layers 96 \
+--hidden-size 12288 \
+--ffn-hidden-size 49152 \
+--num-attention-heads 96 \
+--max-position-embeddings 2048 \
+--position-embedding-type learned_absolute \
+--normalization LayerNorm \
+--tensor-model-parallel-size 8 \
+--pipeline-model-parallel-size 4 \
+--num-virtual-stages-per-pipeline-rank 24 \
+--context-parallel-size 1 \
+--sequence-parallel \
+--tp-comm-overlap \
+--micro-batch-size 4 \
+--global-batch-size 1536 \
+--seq-length 2048 \
+--train-samples 146484375 \
+--use-distributed-optimizer \
+--overlap-grad-reduce \
+--overlap-param-gather \
+--bf16
 # costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.44 s, 201.1 TFLOP/s per GPU, MFU 64.5%
---tensor-model-parallel-size 8 \
---pipeline-model-parallel-size 4 \
---num-layers-per-virtual-pipeline-stage 1 \
---context-parallel-size 1 \
---sequence-parallel \
---tp-comm-overlap \
---micro-batch-size 4 \
---global-batch-size 1536 \
---seq-length 2048 \
---use-distributed-optimizer \
---overlap-grad-reduce \
---overlap-param-gather \
---bf16
+# not set here: the tokenizer and data, the learning-rate schedule
 
-# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.47 s, 200.7 TFLOP/s per GPU, MFU 64.3%
+--num-layers 96 \
+--hidden-size 12288 \
+--ffn-hidden-size 49152 \
+--num-attention-heads 96 \
+--max-position-embeddings 2048 \
+--position-embedding-type learned_absolute \
+--normalization LayerNorm \
 --tensor-model-parallel-size 8 \
 --pipeline-model-parallel-size 4 \
---num-layers-per-virtual-pipeline-stage 2 \
+--num-virtual-stages-per-pipeline-rank 12 \
 --context-parallel-size 1 \
 --sequence-parallel \
 --tp-comm-overlap \
 --micro-batch-size 4 \
 --global-batch-size 1536 \
 --seq-length 2048 \
+--train-samples 146484375 \
 --use-distributed-optimizer \
 --overlap-grad-reduce \
 --overlap-param-gather \
 --bf16
+# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.47 s, 200.7 TFLOP/s per GPU, MFU 64.3%
+# not set here: the tokenizer and data, the learning-rate schedule

@@ -2,8 +2,11 @@
 #include "costmodel/report/launch.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
+#include <string_view>
 
+#include "costmodel/error.hpp"
 #include "costmodel/estimate/expert.hpp"
 #include "costmodel/estimate/memory.hpp"
 #include "costmodel/estimate/pipeline.hpp"
@@ -22,16 +25,106 @@ std::string headline(const StepEstimate& e, const ModelSpec& model, const Cluste
          format_number(100.0 * e.mfu, 3) + "%" + (e.fits_memory ? "" : " (does not fit in memory)");
 }
 
+// The frameworks an export runs on: Megatron-LM (and NeMo, on Megatron-Core) run neither ZeRO-2 nor another
+// stack's plan (data/stacks.yaml), nor a position embedding Megatron-LM lacks.
+void check_megatron(const StepEstimate& e, const ModelSpec& model, const EstimateOptions& options,
+                    std::string_view format) {
+  const std::string& stack = options.stack;
+  if (!stack.empty() && stack.rfind("megatron", 0) != 0 && stack != "nemo") {
+    throw Error(ErrorLocation{}, "--format", "stack '" + stack + "' does not run on Megatron-LM",
+                "--format " + std::string(format) + " exports plans of the megatron-* and nemo stacks");
+  }
+  if (e.strategy.zero == 2) {
+    throw Error(ErrorLocation{}, "--format",
+                "Megatron-LM has no ZeRO-2 (its distributed optimizer shards optimizer states, ZeRO-1; "
+                "--use-torch-fsdp2 shards everything, ZeRO-3)",
+                "export a plan with --zero 1 or --zero 3");
+  }
+  if (model.position == PositionEmbedding::kAlibi) {
+    throw Error(ErrorLocation{}, "--format",
+                "Megatron-LM has no ALiBi position embedding (" + model.name + ")",
+                "--position-embedding-type takes learned_absolute, rope, yarn, mrope, relative or none");
+  }
+}
+
+// Megatron-Core's --moe-layer-freq as a Python list expression (megatron/training/arguments.py
+// moe_freq_type): the first dense layers, then one MoE layer every `every` (layers every, 2 every, ...
+// as ModelSpec::moe_layers() counts them), dense layers after the last. Empty for Megatron's default (1).
+std::string moe_layer_pattern(const ModelSpec& model) {
+  const MoeSpec& moe = *model.moe;
+  const int dense = moe.first_dense_layers;
+  const int every = std::max(1, moe.every);
+  const int sparse = std::max(0, model.layers - dense);
+  if (dense == 0 && every == 1) return {};
+  std::string pattern = "(";
+  if (dense > 0) pattern += "[0]*" + std::to_string(dense) + "+";
+  if (every == 1) {
+    pattern += "[1]*" + std::to_string(sparse);
+  } else {
+    pattern += "([0]*" + std::to_string(every - 1) + "+[1])*" + std::to_string(sparse / every);
+    if (sparse % every > 0) pattern += "+[0]*" + std::to_string(sparse % every);
+  }
+  return pattern + ")";
+}
+
 }  // namespace
 
 std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& cluster,
                                const EstimateOptions& options) {
+  check_megatron(e, model, options, "megatron");
   const Strategy& st = e.strategy;
   std::vector<std::string> args;
   std::vector<std::string> comments;
   const auto arg = [&](const std::string& flag, const std::string& value = {}) {
     args.push_back(value.empty() ? flag : flag + " " + value);
   };
+  const auto number = [](auto n) { return std::to_string(n); };
+  // The architecture (megatron/training/arguments.py and TransformerConfig's generated flags).
+  arg("--num-layers", number(model.layers));
+  arg("--hidden-size", number(model.hidden));
+  arg("--ffn-hidden-size", number(model.ffn_hidden));
+  arg("--num-attention-heads", number(model.heads));
+  if (model.mla) {
+    // Multi-latent attention (megatron/core/transformer/transformer_config.py MLATransformerConfig): the
+    // query/key head's no-position part and its RoPE part apart.
+    arg("--multi-latent-attention");
+    if (model.mla->q_lora_rank > 0) arg("--q-lora-rank", number(model.mla->q_lora_rank));
+    arg("--kv-lora-rank", number(model.mla->kv_lora_rank));
+    arg("--qk-head-dim", number(model.mla->qk_nope_head_dim));
+    arg("--qk-pos-emb-head-dim", number(model.mla->qk_rope_head_dim));
+    arg("--v-head-dim", number(model.mla->v_head_dim));
+  } else {
+    if (model.kv_heads > 0 && model.kv_heads < model.heads) {
+      arg("--group-query-attention");
+      arg("--num-query-groups", number(model.kv_heads));
+    }
+    if (model.head_size > 0 && model.head_size * model.heads != model.hidden)
+      arg("--kv-channels", number(model.head_size));
+  }
+  arg("--max-position-embeddings", number(model.seq_len));
+  arg("--position-embedding-type", model.position == PositionEmbedding::kRope ? "rope" : "learned_absolute");
+  if (model.ffn == FfnKind::kSwiglu) arg("--swiglu");
+  arg("--normalization", model.norm == NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm");
+  if (!model.tied_embeddings) arg("--untie-embeddings-and-output-weights");
+  if (!model.bias) arg("--disable-bias-linear");
+  if (!model.has_dropout()) {
+    arg("--attention-dropout", "0");
+    arg("--hidden-dropout", "0");
+  }
+  if (model.is_moe()) {
+    const MoeSpec& moe = *model.moe;
+    arg("--num-experts", number(moe.experts));
+    arg("--moe-router-topk", number(moe.top_k));
+    arg("--moe-ffn-hidden-size", number(moe.expert_ffn_hidden));
+    if (moe.shared_experts > 0)
+      arg("--moe-shared-expert-intermediate-size", number(moe.shared_experts * moe.expert_ffn_hidden));
+    if (const std::string pattern = moe_layer_pattern(model); !pattern.empty())
+      arg("--moe-layer-freq", "'" + pattern + "'");
+    // What the model prices: dropless all-to-all dispatch into grouped GEMMs (estimate/expert.hpp).
+    arg("--moe-token-dispatcher-type", "alltoall");
+    arg("--moe-grouped-gemm");
+  }
+  if (model.mtp_layers > 0) arg("--mtp-num-layers", number(model.mtp_layers));
   // Megatron-LM megatron/training/arguments.py: the parallel layout.
   arg("--tensor-model-parallel-size", std::to_string(st.tp));
   arg("--pipeline-model-parallel-size", std::to_string(st.pp));
@@ -49,10 +142,9 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
       if (st.last_stage_layers > 0)
         arg("--decoder-last-pipeline-num-layers", std::to_string(st.last_stage_layers));
     }
-    if (st.vpp > 1) arg("--num-virtual-stages-per-pipeline-rank", std::to_string(st.vpp));
-  } else if (st.vpp > 1) {
-    arg("--num-layers-per-virtual-pipeline-stage", std::to_string(model.layers / (st.pp * st.vpp)));
   }
+  // One spelling of the interleaved schedule, even stages or not.
+  if (st.vpp > 1) arg("--num-virtual-stages-per-pipeline-rank", std::to_string(st.vpp));
   if (st.pp > 1 && st.vpp > 1 && !pipeline_send_recv_overlapped(st, options))
     arg("--no-overlap-p2p-communication");
   arg("--context-parallel-size", std::to_string(st.cp));
@@ -67,6 +159,11 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
   arg("--micro-batch-size", std::to_string(st.micro_batch));
   arg("--global-batch-size", std::to_string(st.global_batch));
   arg("--seq-length", std::to_string(model.seq_len));
+  // The run's length in sequences (megatron/training/arguments.py --train-samples).
+  if (options.tokens && model.seq_len > 0) {
+    arg("--train-samples",
+        number(static_cast<long long>(std::ceil(*options.tokens / static_cast<double>(model.seq_len)))));
+  }
   if (st.recompute == Recompute::kFull) {
     // Every layer (uniform, 1 per checkpoint) or the first N of each model chunk (block).
     arg("--recompute-granularity", "full");
@@ -82,10 +179,7 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
       arg("--recompute-modules", modules);
     }
   }
-  if (st.zero >= 1 && st.zero <= 2) arg("--use-distributed-optimizer");
-  if (st.zero == 2)
-    comments.push_back(
-        "# ZeRO-2 has no Megatron-LM flag: the distributed optimizer shards optimizer states (ZeRO-1)");
+  if (st.zero == 1) arg("--use-distributed-optimizer");
   if (st.zero == 3) {
     arg("--use-torch-fsdp2");
     comments.push_back(
@@ -93,7 +187,7 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
   }
   if (st.overlap && st.dp * st.cp > 1) {
     arg("--overlap-grad-reduce");
-    if (st.zero >= 1 && st.zero <= 2) arg("--overlap-param-gather");
+    if (st.zero == 1) arg("--overlap-param-gather");
   }
   if (st.dtype == Dtype::kFp16) {
     arg("--fp16");
@@ -109,15 +203,21 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
     arg("--exp-avg-sq-dtype", "bf16");
   }
 
+  // The arguments first, one per line with shell continuations, so that the block pasted after
+  // `torchrun ... pretrain_gpt.py \` is one command; the comments after its last line.
   std::ostringstream out;
-  out << headline(e, model, cluster) << '\n';
-  for (const auto& c : comments) out << c << '\n';
   for (size_t k = 0; k < args.size(); ++k) out << args[k] << (k + 1 < args.size() ? " \\\n" : "\n");
+  out << headline(e, model, cluster) << '\n';
+  comments.emplace_back(std::string("# not set here: the tokenizer and data, ") +
+                        (model.position == PositionEmbedding::kRope ? "--rotary-base, " : "") +
+                        "the learning-rate schedule");
+  for (const auto& c : comments) out << c << '\n';
   return out.str();
 }
 
 std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& cluster,
                            const EstimateOptions& options) {
+  check_megatron(e, model, options, "nemo");
   const Strategy& st = e.strategy;
   std::ostringstream out;
   out << headline(e, model, cluster) << '\n';
@@ -177,6 +277,11 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
   }
   out << "trainer.strategy.ddp.use_distributed_optimizer=" << (st.zero >= 1 ? "true" : "false") << '\n'
       << "trainer.strategy.ddp.overlap_grad_reduce=" << (st.overlap ? "true" : "false") << '\n';
+  // The distributed optimizer's parameter all-gather behind the forward, as Megatron's
+  // --overlap-param-gather (megatron/core/distributed/distributed_data_parallel_config.py).
+  if (st.zero == 1)
+    out << "trainer.strategy.ddp.overlap_param_gather=" << (st.overlap ? "true" : "false") << '\n';
+  if (st.zero == 3) out << "# ZeRO-3: run it through the recipe's Megatron FSDP setting (not one override)\n";
   out << "trainer.plugins.precision=" << (st.dtype == Dtype::kFp16 ? "16-mixed" : "bf16-mixed") << '\n';
   if (st.bf16_optimizer)
     out << "optim.config.use_precision_aware_optimizer=true\noptim.config.main_params_dtype=bf16\n"

@@ -15,14 +15,17 @@
 
 namespace costmodel {
 
-/// The Megatron-LM arguments of `estimate` (parallel degrees, batch, sequence, recompute, optimizer
-/// sharding, overlap, precision), one per line with shell continuations, after a `# costmodel:` comment line.
-/// ZeRO-2 has no Megatron-LM flag and ZeRO-3 maps to --use-torch-fsdp2: both say so in a comment.
-/// `options` adds what is not part of the strategy (--tp-comm-overlap).
+/// The Megatron-LM arguments of `estimate` (the architecture, MoE and MLA, parallel degrees, batch, sequence,
+/// the run's samples, recompute, optimizer sharding, overlap, precision), one per line with shell
+/// continuations, then `# costmodel:` comment lines: pasted after `torchrun ... pretrain_gpt.py \` they are
+/// one command. ZeRO-3 maps to --use-torch-fsdp2. `options` adds what is not part of the strategy
+/// (--tp-comm-overlap, --train-samples from the tokens). Throws Error (kInput, field "--format") for what
+/// Megatron-LM cannot run: ZeRO-2, a stack other than megatron-* or nemo, ALiBi.
 [[nodiscard]] std::string megatron_arguments(const StepEstimate& estimate, const ModelSpec& model,
                                              const ClusterSpec& cluster, const EstimateOptions& options = {});
 
 /// The NeMo 2 recipe overrides of `estimate` (trainer.strategy.*, data.*, model.config.*), one per line.
+/// Throws Error as megatron_arguments() for what NeMo's Megatron-Core cannot run.
 [[nodiscard]] std::string nemo_overrides(const StepEstimate& estimate, const ModelSpec& model,
                                          const ClusterSpec& cluster, const EstimateOptions& options = {});
 
