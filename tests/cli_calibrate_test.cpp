@@ -144,6 +144,7 @@ TEST_CASE("a log that does not name its test needs --op") {
   const CliResult unnamed = run_cli({"calibrate", log.string()});
   CHECK(unnamed.exit_code == 2);
   CHECK(contains(unnamed.err, "cannot tell which collective"));
+  CHECK(contains(unnamed.err, "or pass --op (allreduce, allgather,"));
   CHECK(text(fits({log.string(), "--op", "allreduce"}).front(), "collective") == "allreduce");
   const CliResult typo = run_cli({"calibrate", log.string(), "--op", "allreduse"});
   CHECK(typo.exit_code == 2);

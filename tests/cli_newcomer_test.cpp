@@ -114,6 +114,15 @@ scale_out:
   const auto strict = run_cli({"topology", "--cluster", cluster, "--strict"});
   CHECK(strict.exit_code == 2);
   CHECK(contains(strict.err, cluster + ":3:23: error: scale_up.bandwidth:"));
+  // "900Gbps": the same two-way figure typed as bits, 1/4 of H100's 450 GB/s per direction.
+  const std::string bits =
+      write(dir, "bits.yaml",
+            "gpu: h100-sxm\ngpus: 16\nscale_up: {bandwidth: 900Gbps}\nscale_out: {link: ib-ndr-400g}\n");
+  const auto bits_run = run_cli({"topology", "--cluster", bits});
+  CHECK(bits_run.exit_code == 0);
+  CHECK(contains(bits_run.err,
+                 bits + ":3:23: warning: scale_up.bandwidth: 112.5 GB/s is h100-sxm's two-way "
+                        "NVLink figure read as bits; the field is per direction, in bytes (450 GB/s)"));
   const auto nics = run_cli({"topology", "--nics-per-node", "64"});
   CHECK(nics.exit_code == 0);
   CHECK(contains(nics.err, "costmodel topology: warning: --nics-per-node: 64 NICs per node of 8 GPUs"));

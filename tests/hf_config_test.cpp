@@ -77,6 +77,19 @@ TEST_CASE("errors name the field: MLA, missing fields, unknown families") {
   }
 }
 
+TEST_CASE("top-k above the routed experts is refused at num_experts_per_tok") {
+  // Mixtral's config with 9 of its 8 experts per token would count 52.3B active of 46.7B total.
+  const std::string mixtral = R"({"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336,
+    "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 32000,
+    "max_position_embeddings": 32768, "num_local_experts": 8,
+    "num_experts_per_tok": )";
+  CHECK(error_of(mixtral + "2}").find("no error") != std::string::npos);
+  CHECK(error_of(mixtral + "9}") ==
+        "config.json:4:28: error: num_experts_per_tok: routes each token to 9 of 8 experts; top-k is at most "
+        "the "
+        "routed experts");
+}
+
 TEST_CASE("dropout from config.json: the largest of the family's dropout fields, its default when absent") {
   const std::string llama = R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
     "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "max_position_embeddings": 32)";

@@ -161,7 +161,8 @@ std::vector<CollectiveFit> fit_collectives(const std::vector<NcclTestsLog>& logs
     if (!log.collective) {
       throw Error(
           ErrorLocation{log.file, 0, 0}, "nccl-tests log", "cannot tell which collective this log measures",
-          "name the file after the test (e.g. all_reduce_perf.txt) or pass the collective explicitly");
+          "name the file after the test (e.g. all_reduce_perf.txt) or pass --op (allreduce, allgather, "
+          "reducescatter, alltoall, broadcast, reduce or sendrecv)");
     }
     if (log.ranks < 1) {
       throw Error(ErrorLocation{log.file, 0, 0}, "nccl-tests log",

@@ -81,6 +81,17 @@ ModelSpec llama_style(const HfFields& f) {
   return m;
 }
 
+/// Each token goes to num_experts_per_tok distinct experts of the layer's routed ones (top-k routing:
+/// Shazeer et al. 2017), so k cannot exceed them.
+void check_top_k(const HfFields& f, const MoeSpec& moe) {
+  if (moe.top_k > moe.experts) {
+    throw f.error("num_experts_per_tok", "routes each token to " + std::to_string(moe.top_k) + " of " +
+                                             std::to_string(moe.experts) +
+                                             " experts; top-k is at most the "
+                                             "routed experts");
+  }
+}
+
 /// Mixtral (num_local_experts), Qwen2-MoE and Qwen3-MoE (num_experts, moe_intermediate_size, shared expert,
 /// decoder_sparse_step).
 void add_experts(const HfFields& f, ModelSpec& m) {
@@ -93,6 +104,7 @@ void add_experts(const HfFields& f, ModelSpec& m) {
     moe.expert_ffn_hidden = f.integer("moe_intermediate_size");
   }
   moe.top_k = static_cast<int>(f.integer("num_experts_per_tok"));
+  check_top_k(f, moe);
   moe.every = static_cast<int>(f.optional_integer("decoder_sparse_step").value_or(1));
   if (const auto shared = f.optional_integer("shared_expert_intermediate_size")) {
     if (*shared % moe.expert_ffn_hidden != 0) {
@@ -124,6 +136,7 @@ ModelSpec deepseek(const HfFields& f) {
     MoeSpec moe;
     moe.experts = static_cast<int>(f.integer("n_routed_experts"));
     moe.top_k = static_cast<int>(f.integer("num_experts_per_tok"));
+    check_top_k(f, moe);
     moe.expert_ffn_hidden = f.integer("moe_intermediate_size");
     moe.shared_experts = static_cast<int>(f.optional_integer("n_shared_experts", 0).value_or(0));
     moe.first_dense_layers = static_cast<int>(f.optional_integer("first_k_dense_replace", 0).value_or(0));

@@ -32,6 +32,12 @@ void check_scale_up(const ClusterSpec& c, std::vector<Warning>& out) {
     out.push_back({"scale_up.bandwidth", rate(given) + " is " + c.gpu.name +
                                              "'s two-way NVLink figure; the field is per direction (" +
                                              rate(catalog) + ")"});
+  } else if (near(given.value, 2.0 * catalog.value / kBitsPerByte)) {
+    // "900Gbps" for an H100: the datasheet's 900 GB/s two-way figure, typed as bits.
+    out.push_back({"scale_up.bandwidth", rate(given) + " is " + c.gpu.name +
+                                             "'s two-way NVLink figure read as "
+                                             "bits; the field is per direction, in bytes (" +
+                                             rate(catalog) + ")"});
   } else if (near(given.value, catalog.value / kBitsPerByte)) {
     out.push_back({"scale_up.bandwidth", rate(given) + " is " + c.gpu.name + "'s " + rate(catalog) +
                                              " read as bits; did you mean bytes (GB/s, not Gbps)?"});
