@@ -123,7 +123,8 @@ TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
       "step_time_s,step_time_s_low,step_time_s_high,"
       "model_tflops_per_gpu,mfu,memory_per_gpu_bytes,fits_memory,comm_share,training_days,cost_"
       "usd,capex_usd,"
-      "switches,mfu_bf16_peak,unvalidated,collectives,global_batch,seq_len,stack,schema_version";
+      "switches,mfu_bf16_peak,unvalidated,collectives,global_batch,seq_len,stack,oversubscription,schema_"
+      "version";
   CHECK(csv_header(with(kPlan, {"--format", "csv"})) == "rank," + plan_csv);
   // A deadline search: gpus in every configuration and a row per GPU count searched.
   const std::vector<std::string> deadline = {

@@ -345,7 +345,11 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
       {"zero", "zero", "", 1, [=](R r) { return Json(st(r).zero); }, 2},
       {"sequence_parallel", "sp", "", 1, [=](R r) { return Json(st(r).sequence_parallel); }, 1},
       {"overlap", "overlap", "", 1, [=](R r) { return Json(st(r).overlap); }, 1},
-      {"topology", "topology", "", 1, [](R r) { return Json(std::string(to_string(r.estimate->topology))); }},
+      // People read the leaves' taper beside the fabric ("fat-tree 4:1"); machines get it as a number.
+      {"topology", "topology", "", 1, [](R r) { return Json(detail::fabric_label(*r.estimate)); }, 4,
+       Audience::kPeople},
+      {"topology", "topology", "", 1, [](R r) { return Json(std::string(to_string(r.estimate->topology))); },
+       4, Audience::kMachines},
       {"step_time_s", "step", "s", 1, [](R r) { return Json(r.estimate->step_time.value); }},
       {"step_time_range", "80% range", "s", 1,
        [](R r) {
@@ -419,6 +423,10 @@ Table configurations_table(const std::vector<StepEstimate>& estimates, const std
                        [name = std::string(stack)](const RankedEstimate&) { return Json(name); }, 4,
                        Audience::kMachines});
   }
+  // The leaves' taper (downlink : uplink), which the table shows beside the fabric's name.
+  columns.push_back({"oversubscription", "taper", "", 1,
+                     [](const RankedEstimate& r) { return Json(r.estimate->oversubscription); }, 3,
+                     Audience::kMachines});
   if (gpus) {
     columns.insert(columns.begin(), {"gpus", "GPUs", "", 1,
                                      [](const RankedEstimate& r) { return Json(r.estimate->gpus); }, 6});

@@ -38,12 +38,6 @@ std::string split_text(const Strategy& s) {
   return text;
 }
 
-std::string fabric_text(const StepEstimate& e) {
-  std::string text(to_string(e.topology));
-  if (e.oversubscription != 1.0) text.append(" ").append(format_number(e.oversubscription, 3)).append(":1");
-  return text;
-}
-
 double exposed_comm(const StepEstimate& e) {
   const auto& b = e.breakdown;
   return b.tp_comm.value + b.cp_comm.value + b.ep_comm.value + b.pp_comm.value + b.dp_comm_exposed.value;
@@ -76,7 +70,7 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
       {"recompute", "recompute", "", 1,
        [](const RowView& v) { return Json(std::string(to_string(v.estimate.strategy.recompute))); }},
       {"zero", "zero", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.zero); }, 2},
-      {"topology", "fabric", "", 1, [](const RowView& v) { return Json(fabric_text(v.estimate)); }},
+      {"topology", "fabric", "", 1, [](const RowView& v) { return Json(detail::fabric_label(v.estimate)); }},
       {"fits_memory", "fits", "", 1, [](const RowView& v) { return Json(v.estimate.fits_memory); }, 1},
       {"step_time_s", "step", "s", 1, [](const RowView& v) { return Json(v.estimate.step_time.value); }},
       {"tokens_per_s", "tokens/s", "M", 1e6, [](const RowView& v) { return Json(v.estimate.tokens_per_s); }},
