@@ -66,11 +66,17 @@ TEST_CASE("estimate: every economics and goodput flag moves what it should") {
   CHECK(number(estimate_json({"--checkpoint-interval", "2h"}), "checkpoint_interval_s") == 7200.0);
   CHECK(number(estimate_json({"--async-checkpoint", "on"}), "checkpoint_time_s") <
         number(base, "checkpoint_time_s"));
-  const Json off = estimate_json({"--gpu-mtbf", "off"});
+  const Json off = estimate_json({"--gpu-mtbf", "off", "--planned-mtbf", "off"});
   CHECK(number(off, "goodput") == 1.0);
   CHECK(member(off, "cluster_mtbf_s").is_null());
+  CHECK(member(off, "planned_mtbf_s").is_null());
   CHECK(member(off, "checkpoint_interval_s").is_null());
   CHECK(number(off, "interruptions") == 0.0);
+  CHECK(number(off, "interruptions_per_day") == 0.0);
+  // Planned stops at Llama 3's rate: 47 per 54 days on 16,384 GPUs, so 47 x 64 / 16,384 / 54 a day on 64.
+  CHECK(number(base, "planned_mtbf_s") == doctest::Approx(54 * 86400.0 * 16384 / 47 / 64));
+  CHECK(number(base, "interruptions_per_day") == doctest::Approx(466.0 * 64 / 16384 / 54));
+  CHECK(number(base, "planned_interruptions") > 0.0);
 
   // People see what cost means, and the goodput behind the days.
   const auto table = run_cli(args("estimate", {kSmall, kSplit, {"--tokens", "100B"}}));
@@ -80,10 +86,10 @@ TEST_CASE("estimate: every economics and goodput flag moves what it should") {
   CHECK(table.out.find("days to train, wall-clock") != std::string::npos);
 }
 
-TEST_CASE("--cost-basis rental --gpu-mtbf off reproduces the failure-free GPU-hours cost") {
+TEST_CASE("--cost-basis rental, no interruptions, reproduces the failure-free GPU-hours cost") {
   // Before goodput, days were the failure-free days and cost GPUs x those hours x the hourly price
   // (h100-sxm: 2.50 USD/h).
-  const Json rental = estimate_json({"--cost-basis", "rental", "--gpu-mtbf", "off"});
+  const Json rental = estimate_json({"--cost-basis", "rental", "--gpu-mtbf", "off", "--planned-mtbf", "off"});
   const Json owned = estimate_json({});
   CHECK(number(rental, "training_days") == number(owned, "ideal_days"));
   CHECK(number(rental, "cost_usd") ==
@@ -213,7 +219,14 @@ report:
     return member(rows[i], "configurations").as_array().front();
   };
   CHECK(number(config(0), "goodput") < 1.0);
-  CHECK(number(config(2), "goodput") == 1.0);  // gpu_mtbf off
+  // gpu_mtbf off: no checkpoints, only the planned stops, each a restart (10 min) and a checkpoint C, every
+  // M_p = 18,824 GPU-days / 64: goodput 1 - (600 s + C) / M_p.
+  const double planned_mtbf = number(config(2), "planned_mtbf_s");
+  CHECK(planned_mtbf == doctest::Approx(54 * 86400.0 * 16384 / 47 / 64));
+  CHECK(number(config(2), "goodput") ==
+        doctest::Approx(1.0 - (600.0 + number(config(2), "checkpoint_time_s")) / planned_mtbf));
+  CHECK(number(config(2), "interruptions") == 0.0);
+  CHECK(number(config(2), "planned_interruptions") > 0.0);
   CHECK(number(config(0), "cost_usd") == number(config(0), "tco_usd"));
   CHECK(number(config(1), "cost_usd") == number(config(1), "rental_cost_usd"));
 

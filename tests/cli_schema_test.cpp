@@ -72,7 +72,9 @@ const std::string kConfiguration =
     "switches,"
     "network_cost_usd,power_w,cost_basis,rental_cost_usd,capex_usd,gpu_capex_usd,network_capex_usd,scale_up_"
     "capex_usd,scale_up_power_w,tco_usd,"
-    "energy_usd,goodput,ideal_days,interruptions,cluster_mtbf_s,checkpoint_time_s,checkpoint_interval_s,gpus,"
+    "energy_usd,goodput,ideal_days,interruptions,planned_interruptions,interruptions_per_day,cluster_mtbf_s,"
+    "planned_mtbf_s,"
+    "checkpoint_time_s,checkpoint_interval_s,gpus,"
     "parameters,active_parameters,cluster,schema_version}\n";
 const std::string kBreakdown =
     "{compute_s,tp_comm_s,cp_comm_s,ep_comm_s,pp_comm_s,pp_bubble_s,dp_comm_s,dp_comm_exposed_s,optimizer_s,"
@@ -123,8 +125,8 @@ TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
       "step_time_s,step_time_s_low,step_time_s_high,"
       "model_tflops_per_gpu,mfu,memory_per_gpu_bytes,fits_memory,comm_share,training_days,cost_"
       "usd,capex_usd,"
-      "switches,mfu_bf16_peak,unvalidated,collectives,global_batch,seq_len,stack,oversubscription,schema_"
-      "version";
+      "switches,mfu_bf16_peak,unvalidated,collectives,global_batch,seq_len,stack,oversubscription,goodput,"
+      "interruptions_per_day,schema_version";
   CHECK(csv_header(with(kPlan, {"--format", "csv"})) == "rank," + plan_csv);
   // A deadline search: gpus in every configuration and a row per GPU count searched.
   const std::vector<std::string> deadline = {

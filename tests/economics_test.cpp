@@ -105,6 +105,7 @@ TEST_CASE("--cost-basis rental without interruptions reproduces the failure-free
   options.tokens = 1e12;
   options.economics.cost_basis = CostBasis::kRental;
   options.reliability.gpu_mtbf = Seconds(std::numeric_limits<double>::infinity());
+  options.reliability.planned_gpu_mtbf = Seconds(std::numeric_limits<double>::infinity());
   const StepEstimate e = Estimator(model, cluster, options).evaluate(llama_split());
   REQUIRE(e.valid());
   const double ideal = 1e12 / e.tokens_per_s;
@@ -112,6 +113,7 @@ TEST_CASE("--cost-basis rental without interruptions reproduces the failure-free
   CHECK(e.training_time->value == ideal);
   CHECK(e.cost()->value == doctest::Approx(1024 * cluster.gpu.rental_price.value * ideal).epsilon(1e-12));
   CHECK(*e.interruptions == 0.0);
+  CHECK(*e.planned_interruptions == 0.0);
 }
 
 TEST_CASE("the training fields: every value as every input writes it, bad ones named") {
@@ -130,6 +132,10 @@ TEST_CASE("the training fields: every value as every input writes it, bad ones n
   CHECK(spec.reliability.gpu_mtbf.value == 50000 * 3600.0);
   set_training_field(spec, "gpu_mtbf", "off");
   CHECK_FALSE(spec.reliability.failures());
+  set_training_field(spec, "planned_mtbf", "20000d");
+  CHECK(spec.reliability.planned_gpu_mtbf.value == 20000 * 86400.0);
+  set_training_field(spec, "planned_mtbf", "off");
+  CHECK(std::isinf(spec.reliability.planned_gpu_mtbf.value));
   set_training_field(spec, "checkpoint_bandwidth", "2GB/s");
   CHECK(spec.reliability.checkpoint_bandwidth.value == 2e9);
   set_training_field(spec, "restart_time", "2min");
@@ -147,6 +153,7 @@ TEST_CASE("the training fields: every value as every input writes it, bad ones n
   CHECK(defaults.economics.electricity.value * 3.6e6 == doctest::Approx(0.08));
   CHECK(defaults.economics.pue == 1.3);
   CHECK(defaults.reliability.gpu_mtbf.value == doctest::Approx(54 * 86400.0 * 16384 / 419));
+  CHECK(defaults.reliability.planned_gpu_mtbf.value == doctest::Approx(54 * 86400.0 * 16384 / 47));
   CHECK(defaults.reliability.checkpoint_bandwidth.value == doctest::Approx(2e12 / 2048));
   CHECK(defaults.reliability.restart_time.value == 600.0);
   CHECK_FALSE(defaults.reliability.async_checkpoint);
@@ -160,6 +167,7 @@ TEST_CASE("the training fields: every value as every input writes it, bad ones n
                                                         {"pue", "0.9"},
                                                         {"gpu_mtbf", "0s"},
                                                         {"gpu_mtbf", "5000"},
+                                                        {"planned_mtbf", "0s"},
                                                         {"checkpoint_bandwidth", "0GB/s"},
                                                         {"restart_time", "-1min"},
                                                         {"checkpoint_interval", "0s"},

@@ -107,6 +107,27 @@ TEST_CASE("Llama 3: 16,384 H100 at the default rate, 6.5-10.8 interruptions a da
   CHECK(e.training_time->value == doctest::Approx(e.ideal_time->value / g.fraction));
 }
 
+TEST_CASE("Llama 3's 466 interruptions in 54 days: 419 unplanned, 47 planned, each planned one a restart") {
+  const ModelSpec& llama = catalog().model("llama3-405b");
+  const ClusterSpec cluster = h100(16384);
+  const Goodput g = goodput(count_parameters(llama).total, cluster, ReliabilitySpec{});
+  // Dubey et al. 2024 §3.3.4: 466 job interruptions in a 54-day snapshot on 16,384 H100, 47 of them planned.
+  const Seconds snapshot(54 * kSecondsPerDay);
+  CHECK(expected_interruptions(snapshot, g.cluster_mtbf) == doctest::Approx(419.0).epsilon(1e-12));
+  CHECK(expected_interruptions(snapshot, g.planned_mtbf) == doctest::Approx(47.0).epsilon(1e-12));
+  CHECK(interruptions_per_day(g) == doctest::Approx(466.0 / 54).epsilon(1e-12));
+  // A planned stop checkpoints first: it costs the restart (600 s) and one checkpoint (2.84 s), never the
+  // work since the last checkpoint. 47 / 54 d of them take (600 + 2.84) / (54 x 86400 / 47) = 0.65% of the
+  // wall-clock time: goodput is Daly's unplanned goodput x (1 - 0.0065).
+  ReliabilitySpec unplanned_only;
+  unplanned_only.planned_gpu_mtbf = Seconds(kInf);
+  const Goodput without = goodput(count_parameters(llama).total, cluster, unplanned_only);
+  const double lost = (600.0 + g.checkpoint_time.value) / (54 * kSecondsPerDay / 47);
+  CHECK(lost == doctest::Approx(0.00652).epsilon(0.01));
+  CHECK(g.fraction == doctest::Approx(without.fraction * (1.0 - lost)).epsilon(1e-12));
+  CHECK(std::isinf(without.planned_mtbf.value));
+}
+
 TEST_CASE("goodput falls as the GPU count grows") {
   const double parameters = count_parameters(catalog().model("llama3-405b")).total;
   double previous = 1.0;
@@ -124,6 +145,7 @@ TEST_CASE("settings: no interruptions, a pinned interval, asynchronous checkpoin
   const ClusterSpec cluster = h100(16384);
   ReliabilitySpec off;
   off.gpu_mtbf = Seconds(kInf);
+  off.planned_gpu_mtbf = Seconds(kInf);
   const Goodput none = goodput(parameters, cluster, off);
   CHECK(none.fraction == 1.0);  // no interruptions: no checkpoints needed, every second counts
   CHECK(std::isinf(none.cluster_mtbf.value));

@@ -56,6 +56,7 @@ void apply_economics(StepEstimate& e, const Goodput& goodput, const Ownership& o
   e.ideal_time = ideal;
   e.training_time = wall;
   e.interruptions = expected_interruptions(wall, goodput.cluster_mtbf);
+  e.planned_interruptions = expected_interruptions(wall, goodput.planned_mtbf);
   e.rental_cost = ownership.rental_rate * wall;
   e.energy = ownership.power_at_load * options.economics.pue * wall;
   e.energy_cost = options.economics.electricity * *e.energy;

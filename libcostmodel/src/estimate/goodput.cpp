@@ -60,7 +60,22 @@ Goodput goodput(double parameters, const ClusterSpec& cluster, const Reliability
     g.checkpoint_interval = std::max(g.checkpoint_interval, g.checkpoint_write);
   }
   g.fraction = daly_goodput(g.checkpoint_interval, g.checkpoint_time, g.restart_cost, g.cluster_mtbf);
+  // Planned interruptions (ReliabilitySpec::planned_gpu_mtbf) lose no work: each takes a checkpoint and a
+  // restart, R + C of wall-clock time every M_p of it, so the useful share falls by (R + C) / M_p.
+  g.planned_mtbf = std::isfinite(reliability.planned_gpu_mtbf.value)
+                       ? Seconds(reliability.planned_gpu_mtbf.value / gpus)
+                       : Seconds(kInfinity);
+  if (std::isfinite(g.planned_mtbf.value)) {
+    const double lost = (reliability.restart_time.value + g.checkpoint_time.value) / g.planned_mtbf.value;
+    g.fraction *= std::max(0.0, 1.0 - lost);
+  }
   return g;
+}
+
+double interruptions_per_day(const Goodput& goodput) {
+  const Seconds day(kSecondsPerDay);
+  return expected_interruptions(day, goodput.cluster_mtbf) +
+         expected_interruptions(day, goodput.planned_mtbf);
 }
 
 double expected_interruptions(Seconds wall_clock, Seconds cluster_mtbf) {

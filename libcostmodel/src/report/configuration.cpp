@@ -299,7 +299,10 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("goodput", e.goodput.fraction)
       .set("ideal_days", detail::days_cell(e.ideal_time))
       .set("interruptions", e.interruptions ? Json(*e.interruptions) : Json())
+      .set("planned_interruptions", e.planned_interruptions ? Json(*e.planned_interruptions) : Json())
+      .set("interruptions_per_day", interruptions_per_day(e.goodput))
       .set("cluster_mtbf_s", finite_seconds(e.goodput.cluster_mtbf))
+      .set("planned_mtbf_s", finite_seconds(e.goodput.planned_mtbf))
       .set("checkpoint_time_s", e.goodput.checkpoint_time.value)
       .set("checkpoint_interval_s", finite_seconds(e.goodput.checkpoint_interval));
   const ParameterCount parameters = count_parameters(model);
@@ -427,6 +430,13 @@ Table configurations_table(const std::vector<StepEstimate>& estimates, const std
   columns.push_back({"oversubscription", "taper", "", 1,
                      [](const RankedEstimate& r) { return Json(r.estimate->oversubscription); }, 3,
                      Audience::kMachines});
+  // What the days column already includes: the useful share of wall-clock time, and how often the run stops.
+  columns.push_back({"goodput", "goodput", "", 1,
+                     [](const RankedEstimate& r) { return Json(r.estimate->goodput.fraction); }, 4,
+                     Audience::kMachines});
+  columns.push_back({"interruptions_per_day", "interruptions/day", "", 1,
+                     [](const RankedEstimate& r) { return Json(interruptions_per_day(r.estimate->goodput)); },
+                     4, Audience::kMachines});
   if (gpus) {
     columns.insert(columns.begin(), {"gpus", "GPUs", "", 1,
                                      [](const RankedEstimate& r) { return Json(r.estimate->gpus); }, 6});
@@ -517,9 +527,12 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   if (e.training_time) row("days to train, wall-clock", detail::days_cell(e.training_time));
   if (e.ideal_time) row("  without interruptions", detail::days_cell(e.ideal_time));
   row("goodput (%)", 100.0 * g.fraction);
-  if (e.interruptions) row("  interruptions (expected)", *e.interruptions);
+  if (e.interruptions) row("  unplanned interruptions (expected)", *e.interruptions);
   if (std::isfinite(g.cluster_mtbf.value))
     row("  mean time between them (h)", g.cluster_mtbf.value / kSecondsPerHour);
+  if (e.planned_interruptions && std::isfinite(g.planned_mtbf.value))
+    row("  planned interruptions (expected)", *e.planned_interruptions);
+  row("  interruptions per day", interruptions_per_day(g));
   row("  checkpoint stall (s)", g.checkpoint_time.value);
   if (std::isfinite(g.checkpoint_interval.value))
     row("  checkpoint interval (min)", g.checkpoint_interval.value / kSecondsPerMinute);

@@ -109,6 +109,12 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
        3},
       {"interruptions", "interruptions", "", 1,
        [](const RowView& v) { return v.estimate.interruptions ? Json(*v.estimate.interruptions) : Json(); }},
+      {"planned_interruptions", "planned", "", 1,
+       [](const RowView& v) {
+         return v.estimate.planned_interruptions ? Json(*v.estimate.planned_interruptions) : Json();
+       }},
+      {"interruptions_per_day", "interruptions/day", "", 1,
+       [](const RowView& v) { return Json(interruptions_per_day(v.estimate.goodput)); }},
       {"cluster_mtbf_s", "MTBF", "h", kSecondsPerHour,
        [](const RowView& v) {
          const double m = v.estimate.goodput.cluster_mtbf.value;

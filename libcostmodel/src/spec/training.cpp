@@ -299,6 +299,13 @@ const std::vector<TrainingField>& training_fields() {
                                          ? Seconds(std::numeric_limits<double>::infinity())
                                          : positive_time(text);
        }},
+      {"planned_mtbf", "planned-mtbf",
+       "mean time between planned interruptions (maintenance) per GPU, or off [Llama 3: 18824d]", false,
+       [](TrainingSpec& spec, std::string_view text) {
+         spec.reliability.planned_gpu_mtbf = text == "off" || text == "none"
+                                                 ? Seconds(std::numeric_limits<double>::infinity())
+                                                 : positive_time(text);
+       }},
       {"checkpoint_bandwidth", "checkpoint-bandwidth",
        "checkpoint write bandwidth per node, e.g. 1GB/s [Llama 3: 0.98GB/s]", false,
        [](TrainingSpec& spec, std::string_view text) {

@@ -21,7 +21,8 @@ inline constexpr double kCheckpointBytesPerParameter = 2.0 + 12.0;
 
 /// What a run's reliability settings imply on one cluster. Times are +infinity where the event never happens.
 struct Goodput {
-  Seconds cluster_mtbf;      ///< mean time between interruptions of the job: per-GPU MTBF / GPUs
+  Seconds cluster_mtbf;      ///< mean time between unplanned interruptions of the job: per-GPU MTBF / GPUs
+  Seconds planned_mtbf;      ///< mean time between planned interruptions of the job: per-GPU / GPUs
   Bytes checkpoint_bytes;    ///< one checkpoint: parameters x kCheckpointBytesPerParameter, written once
   Seconds checkpoint_write;  ///< checkpoint_bytes over the nodes' aggregate checkpoint bandwidth
   Seconds checkpoint_time;   ///< what one checkpoint stalls training: the write, or the async snapshot copy
@@ -58,5 +59,8 @@ struct Goodput {
 /// Expected interruptions over `wall_clock` for a job whose mean time between them is `cluster_mtbf`
 /// (wall-clock time x GPUs / per-GPU MTBF); 0 without interruptions.
 [[nodiscard]] double expected_interruptions(Seconds wall_clock, Seconds cluster_mtbf);
+
+/// Interruptions per wall-clock day, planned and unplanned together; 0 without either.
+[[nodiscard]] double interruptions_per_day(const Goodput& goodput);
 
 }  // namespace costmodel

@@ -118,11 +118,12 @@ struct StepEstimate {
   Watts scale_up_power;  ///< their power (in power on the same condition)
   Usd capex;             ///< gpu_capex + network_capex (+ scale_up_capex for a swapped-in fabric)
   Goodput goodput;       ///< interruption rate, checkpoint time and interval, goodput
-  std::optional<Seconds> ideal_time;         ///< failure-free time to train the tokens
-  std::optional<double> interruptions;       ///< expected over training_time
-  std::optional<Usd> energy_cost;            ///< energy x the electricity price
-  std::optional<Usd> tco;                    ///< capex amortised over training_time, plus energy_cost
-  CostBasis cost_basis = CostBasis::kOwned;  ///< which of tco and rental_cost is the cost
+  std::optional<Seconds> ideal_time;            ///< failure-free time to train the tokens
+  std::optional<double> interruptions;          ///< unplanned ones expected over training_time
+  std::optional<double> planned_interruptions;  ///< planned ones (maintenance) expected over training_time
+  std::optional<Usd> energy_cost;               ///< energy x the electricity price
+  std::optional<Usd> tco;                       ///< capex amortised over training_time, plus energy_cost
+  CostBasis cost_basis = CostBasis::kOwned;     ///< which of tco and rental_cost is the cost
   UsdPerSecond owned_rate;   ///< owning the cluster per wall-clock second: amortised capex + energy
   UsdPerSecond rental_rate;  ///< renting its GPUs per wall-clock second
 

@@ -20,8 +20,9 @@ namespace costmodel {
 /// zero, dtype, topology, step_time_s, tokens_per_s, model/hardware TFLOP/s per GPU, mfu, hfu,
 /// memory_per_gpu_bytes, fits_memory, breakdown{...}, memory{...}, training_days (wall-clock, after goodput),
 /// cost_usd (under cost_basis), energy_kwh, switches, network_cost_usd, power_w, cost_basis, rental_cost_usd,
-/// capex_usd, gpu_capex_usd, network_capex_usd, tco_usd, energy_usd, goodput, ideal_days, interruptions,
-/// cluster_mtbf_s, checkpoint_time_s, checkpoint_interval_s (days, costs, energy and interruptions null
+/// capex_usd, gpu_capex_usd, network_capex_usd, tco_usd, energy_usd, goodput, ideal_days, interruptions
+/// (unplanned), planned_interruptions, interruptions_per_day, cluster_mtbf_s, planned_mtbf_s,
+/// checkpoint_time_s, checkpoint_interval_s (days, costs, energy and interruptions null
 /// without tokens; times null where the event never happens). All SI; never NaN.
 /// The configuration carries `gpus`, `parameters` and `active_parameters` of `model`, and `cluster`: the
 /// resolved cluster it ran on (`base` with the estimate's fabric and GPU count), so that a result stands

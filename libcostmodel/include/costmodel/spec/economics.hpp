@@ -47,9 +47,15 @@ struct EconomicsSpec {
 /// Mean time between unexpected job interruptions per GPU, from Llama 3 405B's pre-training (Dubey et al.
 /// 2024, arXiv 2407.21783, §3.3.4 and Table 5): 419 unexpected interruptions in a 54-day snapshot on 16,384
 /// H100, i.e. one every 3.09 h for the job, 54 d x 16,384 / 419 = 2,112 GPU-days (50,700 GPU-hours) per
-/// interruption. It counts every cause (GPUs 58.7%, software, network, host); 47 planned interruptions
-/// (firmware, configuration) come on top and are not modelled.
+/// interruption. It counts every cause (GPUs 58.7%, software, network, host); the 47 planned ones are
+/// kLlama3PlannedGpuMtbf.
 inline constexpr Seconds kLlama3GpuMtbf{54.0 * kSecondsPerDay * 16384.0 / 419.0};
+/// Mean time between planned job interruptions per GPU, from the same snapshot (Dubey et al. 2024, §3.3.4):
+/// 47 of the 466 interruptions were planned ("automated maintenance operations such as firmware upgrades or
+/// operator-initiated operations like configuration or dataset updates"), 54 d x 16,384 / 47 = 18,824
+/// GPU-days each. A planned stop checkpoints first, so it loses no work, only the restart and that
+/// checkpoint.
+inline constexpr Seconds kLlama3PlannedGpuMtbf{54.0 * kSecondsPerDay * 16384.0 / 47.0};
 /// Detect, reschedule, reload and catch up after an interruption (estimate): Meta's research clusters
 /// measure 5-20 min per restart (Kokolis et al. 2024, arXiv 2410.21680); ByteDance's MegaScale recovers
 /// within 15 min (Jiang et al. 2024, NSDI'24, arXiv 2402.15627). Llama 3 gives no number.
@@ -60,8 +66,10 @@ inline constexpr BytesPerSecond kDefaultCheckpointBandwidth{2e12 / 2048.0};
 
 /// The reliability side of a run: how often it is interrupted, and what a checkpoint and a restart cost.
 struct ReliabilitySpec {
-  /// Mean time between interruptions of one GPU; +infinity: no interruptions (--gpu-mtbf off).
+  /// Mean time between unplanned interruptions of one GPU; +infinity: none (--gpu-mtbf off).
   Seconds gpu_mtbf = kLlama3GpuMtbf;
+  /// Mean time between planned interruptions (maintenance) per GPU; +infinity: none (--planned-mtbf off).
+  Seconds planned_gpu_mtbf = kLlama3PlannedGpuMtbf;
   /// Checkpoint write bandwidth of one node to the storage that holds the checkpoints.
   BytesPerSecond checkpoint_bandwidth = kDefaultCheckpointBandwidth;
   Seconds restart_time = kDefaultRestartTime;  ///< lost to each interruption besides the lost work
