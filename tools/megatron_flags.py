@@ -97,8 +97,9 @@ def all_imports(path, tree):
     return imported_names(path, [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)])
 
 
-def find_class(repo, module, name, seen=None):
-    """(path, ClassDef) for class `name` reachable from `module` (follows re-exports)."""
+def find_definition(repo, module, name, kind, seen=None):
+    """(path, node) for the `kind` (ast.ClassDef or ast.FunctionDef) named `name` reachable from `module`,
+    following re-exports."""
     seen = seen or set()
     path = repo.module_file(module)
     if path is None or (path, name) in seen:
@@ -106,31 +107,21 @@ def find_class(repo, module, name, seen=None):
     seen.add((path, name))
     tree = repo.tree(path)
     for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == name:
+        if isinstance(node, kind) and node.name == name:
             return path, node
     imp = all_imports(path, tree)
     if name in imp:
         mod, orig = imp[name]
-        return find_class(repo, mod, orig, seen)
-    # `from package import submodule` style: try module.name as a submodule
+        return find_definition(repo, mod, orig, kind, seen)
     return None
 
 
-def find_function(repo, module, name, seen=None):
-    seen = seen or set()
-    path = repo.module_file(module)
-    if path is None or (path, name) in seen:
-        return None
-    seen.add((path, name))
-    tree = repo.tree(path)
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name == name:
-            return path, node
-    imp = all_imports(path, tree)
-    if name in imp:
-        mod, orig = imp[name]
-        return find_function(repo, mod, orig, seen)
-    return None
+def find_class(repo, module, name):
+    return find_definition(repo, module, name, ast.ClassDef)
+
+
+def find_function(repo, module, name):
+    return find_definition(repo, module, name, ast.FunctionDef)
 
 
 def is_dataclass(cls):
