@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 CLANG_FORMAT ?= clang-format
 CLANG_TIDY ?= clang-tidy
 
-.PHONY: all deps build plan test check-long tsan fuzz-short format format-check tidy tidy-check docs docs-check golden fuzz \
+.PHONY: all deps build plan test check-long check-browser tsan fuzz-short format format-check tidy tidy-check docs docs-check golden fuzz \
   bench install clean
 
 all: build
@@ -41,10 +41,11 @@ SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print
 # The library compiles as unity sources (COSTMODEL_UNITY) and the doctest suites link into one executable;
 # clang-tidy checks the library and the CLI through those unity sources (each header parsed and matched once
 # per batch, not once per file) and the tools and examples file by file.
-test: deps format-check
-	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
+TEST_CONFIGURE = cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
 	  -DCOSTMODEL_WERROR=ON -DCOSTMODEL_SANITIZE=$(SANITIZE) -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
 	  -DCOSTMODEL_UNITY=ON $(CMAKE_FLAGS)
+test: deps format-check
+	$(TEST_CONFIGURE)
 	cmake --build $(TEST_BUILD) -j$(JOBS)
 	$(MAKE) --no-print-directory tidy-check BUILD=$(TEST_BUILD) \
 	  TIDY_SOURCES="$$(echo $(TEST_BUILD)/libcostmodel/CMakeFiles/costmodel.dir/Unity/*.cxx \
@@ -53,8 +54,27 @@ test: deps format-check
 	cd $(TEST_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -j$(JOBS)
 
 # The checks too long for make test's budget, which CI runs right after it (.ci/run): ThreadSanitizer over the
-# planner's threaded tests, and every libFuzzer harness over its seeds for FUZZ_SHORT_RUNS inputs.
-check-long: tsan fuzz-short
+# planner's threaded tests, every libFuzzer harness over its seeds for FUZZ_SHORT_RUNS inputs, and the HTML
+# report in a real browser.
+check-long: tsan fuzz-short check-browser
+
+# The HTML report (costmodel report) opened by Debian's chromium, headless and offline, driven by npm's
+# playwright-core (tests/browser/report_test.mjs: no console error, no request, the first table row equal to
+# plan --format json's, sorting, every section, printing to PDF). It uses make test's CLI (built here when
+# missing) and keeps the page, a full-page screenshot and the PDF in BROWSER_OUT for CI.
+BROWSER_OUT ?= $(TEST_BUILD)/artifacts
+REPORT_FLAGS ?= --model llama3-70b --gpu h100-sxm --gpus 4096 --seq-len 8192 --global-batch 2048 --tokens 15T
+check-browser:
+	@COSTMODEL_WITH_BROWSER=1 ./scripts/install-deps.sh
+	@node -e 'if (+process.versions.node.split(".")[0] < 20) { console.error("costmodel: make check-browser \
+	  needs Node.js 20 or newer (playwright-core 1.64), not " + process.version); process.exit(1); }'
+	@test -f $(TEST_BUILD)/CMakeCache.txt || $(TEST_CONFIGURE)
+	cmake --build $(TEST_BUILD) -j$(JOBS) --target costmodel_cli
+	cd tests/browser && npm ci --no-audit --no-fund --loglevel=error
+	mkdir -p $(BROWSER_OUT)
+	$(SANITIZER_ENV) $(TEST_BUILD)/bin/costmodel report $(REPORT_FLAGS) -o $(BROWSER_OUT)/report.html
+	$(SANITIZER_ENV) $(TEST_BUILD)/bin/costmodel plan $(REPORT_FLAGS) --format json -o $(BROWSER_OUT)/plan.json
+	node tests/browser/report_test.mjs $(BROWSER_OUT)/report.html $(BROWSER_OUT)/plan.json $(BROWSER_OUT)
 
 # ThreadSanitizer (GCC's, libtsan2 comes with g++): the library and the threaded planner suite only.
 TSAN_BUILD ?= build-tsan

@@ -9,6 +9,12 @@ packages=(cmake g++ make libeigen3-dev libboost-program-options-dev libyaml-cpp-
 if [ "${COSTMODEL_WITH_CLANG:-0}" = 1 ]; then
   packages+=(clang libclang-rt-dev)
 fi
+# make check-browser: Debian's chromium, and Node.js with npm where no node is on PATH (playwright-core 1.64
+# needs Node.js 20; Debian 12's nodejs is 18, so a newer node already installed is kept).
+if [ "${COSTMODEL_WITH_BROWSER:-0}" = 1 ]; then
+  packages+=(chromium)
+  command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

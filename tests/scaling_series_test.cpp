@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Issue 27: "for each strong- or weak-scaling series, the model's fall from the smallest to the largest
 // scale is within 5 points of the measured fall". The series are held-out runs of
-// tests/fixtures/holdout-runs.yaml (never fitted on), each at its source's stated layout:
+// data/holdout-runs.yaml (never fitted on), each at its source's stated layout:
 // - MegaScale's Megatron-LM baseline (Jiang et al., NSDI 2024, Table 2): GPT-3 175B on A100 at a fixed batch
 //   of 768 from 256 to 1,024 GPUs (MFU 53.0% -> 44.7%) and of 6144 from 3,072 to 12,288 (48.7% -> 41.2%);
 //   530B weak scaling from 2,240 to 11,200 GPUs (Fig. 9: 49.2% -> 48.2%);
@@ -32,8 +32,8 @@ struct Series {
 
 TEST_CASE("scaling series: the model's fall in MFU is within 5 points of the measured one") {
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
-  const std::vector<PublishedRun> runs = load_published_runs(
-      std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/holdout-runs.yaml", catalog);
+  const std::vector<PublishedRun> runs =
+      load_published_runs(std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/holdout-runs.yaml", catalog);
   const std::vector<Series> series = {
       {"MegaScale 175B strong, batch 768",
        {"megascale23_megatron_175b_256", "megascale23_megatron_175b_1024"}},

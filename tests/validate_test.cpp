@@ -79,7 +79,7 @@ Stats stats(const std::vector<const ValidationRow*>& rows) {
 }  // namespace
 
 TEST_CASE("held-out published runs (never fitted on): the errors reached, guarded") {
-  // tests/fixtures/holdout-runs.yaml: 71 runs with their sources (Llama 3 405B with its uneven stages,
+  // data/holdout-runs.yaml: 71 runs with their sources (Llama 3 405B with its uneven stages,
   // Nemotron-4 340B, MT-NLG, BLOOM, Korthikanti et al. 2022, Narayanan et al. 2021 Table 2 PTD-P and
   // DeepSpeed ZeRO-3, MosaicML FSDP, NeMo and Megatron-Bridge FP8 on H100, Megatron-Bridge's dense Llama
   // runs on B200 and GB200, MegaScale's Megatron-LM baseline at 256 to 12,288 A100 and Nemotron-4 15B's
@@ -105,8 +105,8 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   // synchronization keeps on the critical path, module-by-module gathered memory) are 7% to 45% optimistic in
   // TFLOP/s (530B on 2,240 GPUs the max), and all six fit: within issue 13's 50%.
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
-  const auto runs = load_published_runs(
-      std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/holdout-runs.yaml", catalog);
+  const auto runs =
+      load_published_runs(std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/holdout-runs.yaml", catalog);
   REQUIRE(runs.size() == 71);
   const ValidationSummary summary = validate_runs(runs, 1);
   std::vector<const ValidationRow*> dense, moe, zero3_2021, everything;

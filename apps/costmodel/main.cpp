@@ -12,7 +12,8 @@
 #include "costmodel/version.hpp"
 
 // The command table: one line per command, X(name, summary); `name` is defined in name.cpp as
-// costmodel::cli::run_name (see cli.hpp). --help lists them in this order.
+// costmodel::cli::run_name (see cli.hpp), but for report, which is plan's search (plan.cpp). --help lists
+// them in this order.
 // clang-format off
 #define COSTMODEL_COMMANDS(X)                                                   \
   X(catalog, "list the catalogs: GPUs, links, switches, models, topologies")    \
@@ -22,6 +23,7 @@
   X(collective, "time, algbw and busbw of one collective over message sizes")    \
   X(topology, "inventory, capex, power, diameter and bisection of the fabric")   \
   X(scenario, "what-if sweeps and comparisons from a YAML file, with plots")     \
+  X(report, "plan as one self-contained HTML page for buyers (charts, bill, money)") \
   X(calibrate, "fit alpha and beta per collective to nccl-tests logs")          \
   /* one X(...) line per command above; each line ends with a backslash */
 // clang-format on
@@ -53,7 +55,8 @@ void print_usage(std::ostream& out) {
     name.resize(std::max<size_t>(name.size() + 2, 12), ' ');
     out << "  " << name << command.summary << '\n';
   }
-  out << "\ncommon options: --format table|csv|json|markdown, -o FILE, --help\n"
+  out << "\ncommon options: --format table|csv|json|markdown (plan, estimate, scenario: also html), -o FILE, "
+         "--help\n"
       << "run 'costmodel <command> --help' for a command's options\n";
 }
 

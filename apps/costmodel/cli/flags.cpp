@@ -4,7 +4,9 @@
 #include <iostream>
 
 #include "costmodel/analysis/knobs.hpp"
+#include "costmodel/io/runs.hpp"
 #include "costmodel/spec/plausibility.hpp"
+#include "costmodel/spec/stack.hpp"
 
 namespace costmodel::cli {
 
@@ -205,6 +207,15 @@ ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog, const Con
                  "necessarily its training length; give --seq-len\n";
   }
   return with_sequence_length(model, args.training);
+}
+
+SimilarRuns similar_published_runs(const ModelSpec& model, const ClusterSpec& cluster, int threads) {
+  const Catalog catalog = load_catalog();
+  const std::vector<PublishedRun> runs =
+      load_published_runs(catalog.root + "/data/holdout-runs.yaml", catalog, kDefaultStack);
+  SimilarRuns similar = validate_similar_runs(runs, model, cluster.gpu.name, threads);
+  similar.description = "held-out " + similar.description + " (data/holdout-runs.yaml, never fitted on)";
+  return similar;
 }
 
 }  // namespace costmodel::cli

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/parser.hpp"
+#include "costmodel/analysis/validate.hpp"
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
@@ -64,6 +65,11 @@ void resolve_training_stack(TrainingArgs& args, const Catalog& catalog, const Cl
 void add_runs_stack_option(po::options_description& options, const std::string& what = "the runs");
 [[nodiscard]] std::string runs_stack_option(const po::variables_map& values, const Catalog& catalog,
                                             const Context& context);
+
+/// The held-out runs (data/holdout-runs.yaml, never fitted on) like a report's (analysis/validate.hpp
+/// validate_similar_runs()), validated on `threads` workers (0: every core): the HTML report's evidence.
+[[nodiscard]] SimilarRuns similar_published_runs(const ModelSpec& model, const ClusterSpec& cluster,
+                                                 int threads);
 
 /// The model named by --model with --seq-len applied.
 /// A Hugging Face config.json without --seq-len warns that its max_position_embeddings stands in.

@@ -17,27 +17,36 @@ namespace costmodel::cli {
 // ---------------------------------------------------------------------------------------------------
 // Output
 
-void add_output_options(po::options_description& options, bool launch) {
-  static const std::string kHuman = "table|csv|json|markdown";
-  static const std::string kLaunch = kHuman + "|megatron|nemo (Megatron-LM arguments, NeMo 2 overrides)";
+void add_output_options(po::options_description& options, bool launch, bool html) {
+  std::string formats = "table|csv|json|markdown";
+  if (html) formats += "|html";
+  if (launch) formats += "|megatron|nemo";
+  if (html) formats += " (html: a self-contained page";
+  if (launch)
+    formats += std::string(html ? "; " : " (") + "megatron|nemo: Megatron-LM arguments, NeMo 2 overrides";
+  if (html || launch) formats += ")";
   options.add_options()                                                                   //
       ("format", po::value<std::string>()->default_value("table")->value_name("FORMAT"),  //
-       (launch ? kLaunch : kHuman).c_str())                                               //
+       formats.c_str())                                                                   //
       ("output,o", po::value<std::string>()->value_name("FILE"),
        "write to FILE instead of stdout (replaced only once complete)");
 }
 
-OutputOptions read_output_options(const po::variables_map& values, const Context& context, bool launch) {
+OutputOptions read_output_options(const po::variables_map& values, const Context& context, bool launch,
+                                  bool html) {
   OutputOptions options;
   if (const auto name = string_option(values, "format")) {
     std::vector<std::string> known = {"table", "csv", "json", "markdown"};
+    if (html) known.emplace_back("html");
     if (launch) known.insert(known.end(), {"megatron", "nemo"});
     const auto format = parse_format(*name);
-    if (!format || (!launch && is_launch(*format))) {
+    const bool refused = format && ((!launch && is_launch(*format)) || (!html && *format == Format::kHtml));
+    if (!format || refused) {
       const std::string hint = did_you_mean(*name, known);
-      throw usage_error(context, "--format",
-                        format ? "'" + *name + "' writes launch arguments: plan and estimate only"
-                               : "unknown format '" + *name + "'",
+      const std::string why = format && *format == Format::kHtml
+                                  ? "'html' writes a report page: plan, estimate and scenario only"
+                                  : "'" + *name + "' writes launch arguments: plan and estimate only";
+      throw usage_error(context, "--format", format ? why : "unknown format '" + *name + "'",
                         hint.empty() || format ? "expected one of " + join(known, ", ") : hint);
     }
     options.format = *format;

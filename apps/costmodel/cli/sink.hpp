@@ -16,11 +16,11 @@ struct OutputOptions {
   std::string path;  ///< -o FILE; empty for stdout
 };
 
-/// Adds `--format table|csv|json|markdown` (with `launch`, also megatron|nemo: plan and estimate) and
-/// `-o/--output FILE`.
-void add_output_options(po::options_description& options, bool launch = false);
+/// Adds `--format table|csv|json|markdown` (with `launch`, also megatron|nemo: plan and estimate; with
+/// `html`, also html: plan, estimate and scenario) and `-o/--output FILE`.
+void add_output_options(po::options_description& options, bool launch = false, bool html = false);
 [[nodiscard]] OutputOptions read_output_options(const po::variables_map& values, const Context& context,
-                                                bool launch = false);
+                                                bool launch = false, bool html = false);
 
 /// Where a command's data goes: stdout, or for -o FILE a temporary file in FILE's folder renamed to FILE
 /// by commit(), so an error never leaves a partial file. Failing to write is a usage error (exit 2) naming

@@ -8,6 +8,7 @@
 #include "cli/sink.hpp"
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/report/configuration.hpp"
+#include "costmodel/report/html.hpp"
 #include "costmodel/report/launch.hpp"
 
 namespace costmodel::cli {
@@ -19,12 +20,12 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
       "one parallel configuration.");
   add_cluster_options(parser.options());
   add_training_options(parser.options(), true);
-  add_output_options(parser.options(), true);
+  add_output_options(parser.options(), true, true);
   if (!parser.parse(args)) return 0;
   const auto& values = parser.values();
   const ClusterArgs cluster_args = read_cluster_args(values, context);
   TrainingArgs training = read_training_args(values, context);
-  OutputSink output(read_output_options(values, context, true), context);
+  OutputSink output(read_output_options(values, context, true, true), context);
   for (const char* required : {"tp", "pp", "dp"}) {
     if (!values.count(required)) {
       throw usage_error(context, std::string("--") + required,
@@ -44,7 +45,11 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
   const EstimateOptions options = estimate_options(training.training);
   const StepEstimate e = estimate(model, cluster, strategy, options);
   warn_ineffective_knobs(e, model, cluster, training.training, context);
-  if (is_launch(output.format())) {
+  if (output.format() == Format::kHtml) {
+    const SimilarRuns evidence = similar_published_runs(model, cluster, 0);
+    write_estimate_html(output.stream(), e, model, cluster, options, &evidence);
+    output.commit();
+  } else if (is_launch(output.format())) {
     write_launch(output.stream(), {e}, model, cluster, output.format(), options);
     output.commit();
   } else if (output.format() == Format::kJson || output.format() == Format::kCsv) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `costmodel plan [cluster] [model] [training] [pins] [--top K] [--rank-by
-// time|cost|capex|tco|switches|power]
+// `costmodel report` (the same search, written as one HTML page) and `costmodel plan [cluster] [model]
+// [training] [pins] [--top K] [--rank-by time|cost|capex|tco|switches|power]
 // [--pareto [A,B,C]] [--deadline-days D --tokens N --gpus-range A:B]`: every valid parallel configuration
 // (and fabric, and GPU count) ranked; exit 3 when nothing is feasible.
 
@@ -15,6 +15,7 @@
 #include "cli/progress.hpp"
 #include "cli/sink.hpp"
 #include "costmodel/report/configuration.hpp"
+#include "costmodel/report/html.hpp"
 #include "costmodel/report/plan.hpp"
 #include "costmodel/report/svg.hpp"
 #include "costmodel/search/planner.hpp"
@@ -184,26 +185,41 @@ PlanRequest read_request(po::variables_map values, const Context& context, Train
   return request;
 }
 
-}  // namespace
-
-int run_plan(const std::vector<std::string>& args, const Context& context) {
+/// plan and report: the same search; report always writes the HTML page.
+int plan_command(const std::vector<std::string>& args, const Context& context, bool report) {
   CommandParser parser(
-      context, "costmodel plan [cluster] [model] [training] [options]",
-      std::string(
-          "Every valid parallel configuration, ranked; the Pareto front over three objectives. Cost is the\n"
-          "owned cluster's TCO (--cost-basis rental: GPU rental); time is wall-clock, after goodput.\n"
-          "With --deadline-days, the GPU counts of --gpus-range that train --tokens in time, cheapest "
-          "first.\n") +
+      context,
+      report ? "costmodel report [cluster] [model] [training] [options] -o FILE.html"
+             : "costmodel plan [cluster] [model] [training] [options]",
+      (report ? std::string("One self-contained HTML page for a buyer: the assumptions and prices with their "
+                            "sources, the top\nconfigurations (sortable), the Pareto front, the chosen "
+                            "configuration's step time and memory by\nterm, its fabric's bill of materials, "
+                            "capex, run cost, goodput, launch arguments, and the model's\naccuracy on "
+                            "published runs like this one. Nothing in it is fetched: it opens offline and "
+                            "prints to PDF.\nThe search is plan's (same options).\n")
+              : std::string(
+                    "Every valid parallel configuration, ranked; the Pareto front over three objectives. "
+                    "Cost is the\nowned cluster's TCO (--cost-basis rental: GPU rental); time is "
+                    "wall-clock, after goodput.\nWith --deadline-days, the GPU counts of --gpus-range that "
+                    "train --tokens in time, cheapest first.\n")) +
           wrap_help("--topology also takes auto (" + auto_topologies_text() +
                     ") or a comma list of kinds, each optionally KIND:OVERSUBSCRIPTION.") +
           "\nExit 3 when nothing is feasible, with the closest candidates and why.");
   add_cluster_options(parser.options());
   add_training_options(parser.options(), true);
   add_plan_options(parser.options());
-  add_output_options(parser.options(), true);
+  if (report) {
+    parser.options().add_options()(
+        "output,o", po::value<std::string>()->value_name("FILE.html"),
+        "write the page to FILE.html (replaced only once complete); default stdout");
+  } else {
+    add_output_options(parser.options(), true, true);
+  }
   if (!parser.parse(args)) return 0;
   // Output files are opened before any work, so that a bad path fails at once.
-  OutputSink output(read_output_options(parser.values(), context, true), context);
+  OutputOptions output_options = read_output_options(parser.values(), context, true, true);
+  if (report) output_options.format = Format::kHtml;
+  OutputSink output(output_options, context);
   const auto plot_path = string_option(parser.values(), "plot");
   std::optional<OutputSink> plot_sink;
   if (plot_path) plot_sink.emplace(OutputOptions{Format::kTable, *plot_path}, context, "--plot");
@@ -227,9 +243,24 @@ int run_plan(const std::vector<std::string>& args, const Context& context) {
         request.pareto));
     plot_sink->commit();
   }
-  write_plan(output.stream(), result, request, output.format(), parser.values().count("pareto") > 0);
+  if (output.format() == Format::kHtml) {
+    const SimilarRuns evidence = similar_published_runs(result.model, result.cluster, request.threads);
+    write_plan_html(output.stream(), result, request, &evidence);
+  } else {
+    write_plan(output.stream(), result, request, output.format(), parser.values().count("pareto") > 0);
+  }
   output.commit();
   return 0;
+}
+
+}  // namespace
+
+int run_plan(const std::vector<std::string>& args, const Context& context) {
+  return plan_command(args, context, false);
+}
+
+int run_report(const std::vector<std::string>& args, const Context& context) {
+  return plan_command(args, context, true);
 }
 
 }  // namespace costmodel::cli

@@ -14,6 +14,7 @@
 #include "costmodel/analysis/scenario.hpp"
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/scenario.hpp"
+#include "costmodel/report/html.hpp"
 #include "costmodel/report/scenario.hpp"
 
 namespace costmodel::cli {
@@ -26,7 +27,7 @@ int run_scenario(const std::vector<std::string>& args, const Context& context) {
       "rank_by, top, baseline, plot). One row per case: its best configuration and the change\n"
       "against the baseline (speed-up, cost, switches). See examples/*.yaml and docs/examples.md.");
   parser.add_positional("file", po::value<std::string>()->value_name("FILE.yaml"), 1);
-  add_output_options(parser.options());
+  add_output_options(parser.options(), false, true);
   add_runs_stack_option(parser.options(), "the cases");
   parser.options().add_options()("plot", po::value<std::string>()->value_name("FILE.svg"),
                                  "also draw the sweep as an SVG chart (report.plot: chooses x and y)");
@@ -36,7 +37,7 @@ int run_scenario(const std::vector<std::string>& args, const Context& context) {
   if (!file)
     throw usage_error(context, "", "expected a scenario file", "usage: costmodel scenario FILE.yaml");
   // Output files are opened before any work, so that a bad path fails at once.
-  OutputSink output(read_output_options(values, context), context);
+  OutputSink output(read_output_options(values, context, false, true), context);
   const auto plot_path = string_option(values, "plot");
   if (plot_path && plot_path->empty()) throw usage_error(context, "--plot", "expected a file name");
   std::optional<OutputSink> plot_sink;
@@ -55,7 +56,10 @@ int run_scenario(const std::vector<std::string>& args, const Context& context) {
     plot_sink->stream() << render_svg(scenario_chart(scenario, result));
     plot_sink->commit();
   }
-  if (output.format() == Format::kJson) {
+  if (output.format() == Format::kHtml) {
+    write_scenario_html(output.stream(), scenario, result);
+    output.commit();
+  } else if (output.format() == Format::kJson) {
     emit(output, scenario_json(scenario, result));
   } else {
     emit(output, scenario_table(scenario, result));

@@ -175,4 +175,25 @@ ValidationSummary validate_runs(const std::vector<PublishedRun>& runs, int threa
   return summary;
 }
 
+SimilarRuns validate_similar_runs(const std::vector<PublishedRun>& runs, const ModelSpec& model,
+                                  const std::string& gpu, int threads) {
+  const std::string kind = model.is_moe() ? "mixture-of-experts" : "dense";
+  std::vector<PublishedRun> same_kind;
+  std::vector<PublishedRun> same_gpu;
+  for (const PublishedRun& run : runs) {
+    if (run.model.is_moe() != model.is_moe()) continue;
+    same_kind.push_back(run);
+    if (run.cluster.gpu.name == gpu) same_gpu.push_back(run);
+  }
+  SimilarRuns similar;
+  if (!same_gpu.empty()) {
+    similar.description = "published " + kind + " runs on " + gpu;
+    similar.summary = validate_runs(same_gpu, threads);
+  } else {
+    similar.description = "published " + kind + " runs (none on " + gpu + ")";
+    similar.summary = validate_runs(same_kind, threads);
+  }
+  return similar;
+}
+
 }  // namespace costmodel

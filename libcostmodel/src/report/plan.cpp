@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "costmodel/report/plan.hpp"
+#include "costmodel/report/html.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -210,6 +211,7 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
     out << '\n';
     return;
   }
+  if (format == Format::kHtml) return write_plan_html(out, result, request);
   const bool deadline = request.deadline.has_value();
   if (format == Format::kCsv) {
     Table table =

@@ -9,18 +9,20 @@
 #include <sstream>
 
 #include "costmodel/error.hpp"
+#include "costmodel/report/html.hpp"
 
 namespace costmodel {
 
 namespace {
 
-constexpr std::array<std::pair<Format, std::string_view>, 6> kFormatNames{{
+constexpr std::array<std::pair<Format, std::string_view>, 7> kFormatNames{{
     {Format::kTable, "table"},
     {Format::kCsv, "csv"},
     {Format::kJson, "json"},
     {Format::kMarkdown, "markdown"},
     {Format::kMegatron, "megatron"},
     {Format::kNemo, "nemo"},
+    {Format::kHtml, "html"},
 }};
 
 // ---------------------------------------------------------------------------------------------------
@@ -339,6 +341,9 @@ void write_table_as(std::ostream& out, const Table& table, Format format) {
     case Format::kJson:
       table_json(table).write(out, 2);
       out << '\n';
+      return;
+    case Format::kHtml:
+      write_html_table(out, table);  // a fragment: the pages of report/html.hpp hold it
       return;
     case Format::kMegatron:
     case Format::kNemo:

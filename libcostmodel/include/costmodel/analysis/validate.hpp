@@ -95,4 +95,15 @@ inline constexpr int kMinClassRuns = 5;
 /// Validates every run: pins what the source states, plans the rest with `threads` workers.
 [[nodiscard]] ValidationSummary validate_runs(const std::vector<PublishedRun>& runs, int threads = 0);
 
+/// Published runs like one being planned, validated: the model's measured accuracy where a buyer's answer
+/// lies (the HTML report's evidence).
+struct SimilarRuns {
+  ValidationSummary summary;
+  std::string description;  ///< which runs: "published dense runs on h100-sxm"
+};
+/// The runs of `runs` on `gpu` with the same kind of model as `model` (dense, or mixture-of-experts); when
+/// there are none, the runs of that kind on any GPU; validated with `threads` workers.
+[[nodiscard]] SimilarRuns validate_similar_runs(const std::vector<PublishedRun>& runs, const ModelSpec& model,
+                                                const std::string& gpu, int threads = 0);
+
 }  // namespace costmodel

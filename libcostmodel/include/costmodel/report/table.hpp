@@ -19,9 +19,10 @@
 namespace costmodel {
 
 /// Output formats (DESIGN.md §3): every command has table, csv, json and markdown; plan and estimate also
-/// write launch arguments: megatron (Megatron-LM / Megatron-Core flags) and nemo (NeMo 2 recipe overrides).
-enum class Format { kTable, kCsv, kJson, kMarkdown, kMegatron, kNemo };
-/// "table", "csv", "json", "markdown", "megatron", "nemo".
+/// write launch arguments: megatron (Megatron-LM / Megatron-Core flags) and nemo (NeMo 2 recipe overrides);
+/// plan, estimate and scenario also write html (a self-contained page, report/html.hpp).
+enum class Format { kTable, kCsv, kJson, kMarkdown, kMegatron, kNemo, kHtml };
+/// "table", "csv", "json", "markdown", "megatron", "nemo", "html".
 [[nodiscard]] std::string_view to_string(Format format);
 /// The format named `name`, or nullopt.
 [[nodiscard]] std::optional<Format> parse_format(std::string_view name);
