@@ -42,6 +42,20 @@ TEST_CASE("Llama 3 8B: 8,030,261,248 parameters") {
   CHECK(count_parameters(m).total == 8030261248.0);
 }
 
+TEST_CASE("Qwen2 7B: 7,615,616,512 parameters, its Q, K and V biases among them") {
+  // Qwen/Qwen2-7B-Instruct's model.safetensors.index.json: total_size 15,231,233,024 bytes of BF16
+  // = 7,615,616,512 parameters. 2·V·h (untied) + L·(q 3584² + k,v 2·3584·512 + o 3584² + biases 3584 + 2·512
+  // + 3·3584·18944 + 2·3584) + 3584 = 1,089,994,752 + 28 · 233,057,792 + 3,584 = 7,615,616,512; without the
+  // biases 4,608 x 28 = 129,024 fewer.
+  const ModelSpec m = load_hf_config_file(fixture("Qwen2-7B-Instruct"));
+  CHECK(m.qkv_bias);
+  CHECK_FALSE(m.bias);
+  CHECK(count_parameters(m).total == 7615616512.0);
+  ModelSpec without = m;
+  without.qkv_bias = false;
+  CHECK(count_parameters(without).total == 7615616512.0 - 129024.0);
+}
+
 TEST_CASE("Mixtral 8x7B: 46,702,792,704 parameters, 12,879,925,248 active (\"12.9B\")") {
   // Per layer: attention 2·4096² + 2·4096·1024 = 41,943,040, router 4096·8, norms 2·4096, and 2 of the 8
   // experts of 3·4096·14336 active: 394,305,536 · 32 layers + 2·32000·4096 + 4096 = 12,879,925,248.

@@ -105,6 +105,20 @@ TEST_CASE("Mixtral 8x7B's Megatron export is one command of Megatron-LM's flags,
   CHECK(contains(run.out, "\n# costmodel: mixtral-8x7b on 64 x h100-sxm"));
 }
 
+TEST_CASE("Qwen2's Q, K and V biases export as --add-qkv-bias beside --disable-bias-linear") {
+  // Megatron-LM: --disable-bias-linear drops every linear layer's bias, --add-qkv-bias gives the fused QKV
+  // projection one back (megatron/training/arguments.py add_qkv_bias), which is Qwen2's layout.
+  const std::string config =
+      std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/hf/Qwen2-7B-Instruct/config.json";
+  const auto run =
+      run_cli({"estimate", "--model",        config, "--gpu",    "h100-sxm", "--gpus", "16", "--tp",
+               "2",        "--pp",           "1",    "--dp",     "8",        "--zero", "1",  "--seq-len",
+               "4096",     "--global-batch", "256",  "--format", "megatron"});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  check_launch_line(run.out, "qwen2");
+  CHECK(contains(run.out, "--disable-bias-linear \\\n--add-qkv-bias \\\n"));
+}
+
 TEST_CASE("Meta's Llama 3 405B split exports as one command with uneven stages") {
   // Llama 3 paper §3.3.2: TP 8, PP 16 with one layer fewer on the first and the last stage (126 = 7 +
   // 14 x 8 + 7), DP 128 on 16,384 H100; ZeRO-1 here, as Megatron-LM has no ZeRO-2.

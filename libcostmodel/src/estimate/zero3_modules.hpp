@@ -50,6 +50,8 @@ inline LayerModules layer_modules(const ModelSpec& model, const ModelTerms& term
     m.weights[1] = out / t;
   } else if (model.bias) {
     m.biases = {qkv / t, h, fc1 / t, h};
+  } else if (model.qkv_bias) {
+    m.biases = {qkv / t, 0.0, 0.0, 0.0};
   }
   m.norm_tensors = 2.0 * (model.norm == NormKind::kLayerNorm ? 2.0 : 1.0);
   return m;

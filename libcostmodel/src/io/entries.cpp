@@ -668,6 +668,7 @@ ModelSpec read_model(Map& map, const std::string& default_name) {
   // Llama-style (no biases, RMSNorm, RoPE). Each can be stated explicitly.
   const bool gpt_style = m.ffn == FfnKind::kGelu;
   m.bias = map.optional_boolean("bias").value_or(gpt_style);
+  m.qkv_bias = map.optional_boolean("qkv_bias").value_or(false);
   const auto norm = map.optional_choice("norm", {"layernorm", "rmsnorm"});
   m.norm = norm ? (*norm == "layernorm" ? NormKind::kLayerNorm : NormKind::kRmsNorm)
                 : (gpt_style ? NormKind::kLayerNorm : NormKind::kRmsNorm);

@@ -69,7 +69,7 @@ ModelSpec common(const HfFields& f, bool tied_default) {
   return m;
 }
 
-/// Llama-style: gated MLP (SwiGLU), RMSNorm, RoPE, no biases (Qwen2's QKV biases are 3h per layer: ignored).
+/// Llama-style: gated MLP (SwiGLU), RMSNorm, RoPE, no biases (but Qwen2's on Q, K and V: qkv_bias).
 ModelSpec llama_style(const HfFields& f) {
   ModelSpec m = common(f, false);
   m.ffn = FfnKind::kSwiglu;
@@ -157,9 +157,16 @@ ModelSpec read_config(const HfFields& f, const std::string& type) {
                   "multi-head latent attention is read from model_type deepseek_v2 and deepseek_v3 only; "
                   "describe the model in a model YAML (q_lora_rank, kv_lora_rank, ...)");
   }
-  if (type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3") return llama_style(f);
+  if (type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3") {
+    ModelSpec m = llama_style(f);
+    // Qwen2 (and Qwen2-MoE below) project Q, K and V with biases; its config.json has no key for it
+    // (transformers' Qwen2Attention: q_proj, k_proj, v_proj bias=True). Qwen3 dropped them for QK-norm.
+    m.qkv_bias = type == "qwen2";
+    return m;
+  }
   if (type == "mixtral" || type == "qwen2_moe" || type == "qwen3_moe") {
     ModelSpec m = llama_style(f);
+    m.qkv_bias = type == "qwen2_moe";  // transformers' Qwen2MoeAttention, as Qwen2Attention
     add_experts(f, m);
     return m;
   }

@@ -234,6 +234,8 @@ std::vector<ColumnOf<ModelRow>> model_fields() {
       {"seq_len", "seq len", "", 1, [](const ModelRow& r) { return Json(r.model.seq_len); }},
       {"tied_embeddings", "tied", "", 1, [](const ModelRow& r) { return Json(r.model.tied_embeddings); }},
       {"bias", "bias", "", 1, [](const ModelRow& r) { return Json(r.model.bias); }},
+      {"qkv_bias", "qkv bias", "", 1, [](const ModelRow& r) { return Json(r.model.qkv_bias); }, 4,
+       Audience::kMachines},
       {"norm", "norm", "", 1, [](const ModelRow& r) { return Json(std::string(to_string(r.model.norm))); }},
       {"position", "position", "", 1,
        [](const ModelRow& r) { return Json(std::string(to_string(r.model.position))); }},

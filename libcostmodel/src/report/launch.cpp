@@ -107,6 +107,7 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
   arg("--normalization", model.norm == NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm");
   if (!model.tied_embeddings) arg("--untie-embeddings-and-output-weights");
   if (!model.bias) arg("--disable-bias-linear");
+  if (!model.bias && model.qkv_bias) arg("--add-qkv-bias");
   if (!model.has_dropout()) {
     arg("--attention-dropout", "0");
     arg("--hidden-dropout", "0");

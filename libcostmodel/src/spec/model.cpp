@@ -165,7 +165,11 @@ double ModelSpec::attention_parameters() const {
   // MLA's projections carry no biases (DeepSeek-V2/V3 config.json attention_bias false).
   if (mla) return attention_matrices(*this) + mla_latent_norms(*this);
   double params = attention_matrices(*this);
-  if (bias) params += static_cast<double>(q_dim() + hidden + 2 * kv_dim());
+  if (bias) {
+    params += static_cast<double>(q_dim() + hidden + 2 * kv_dim());
+  } else if (qkv_bias) {
+    params += static_cast<double>(q_dim() + 2 * kv_dim());
+  }
   return params;
 }
 

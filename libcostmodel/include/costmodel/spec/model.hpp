@@ -67,6 +67,10 @@ struct ModelSpec {
   std::int64_t seq_len = 0;      ///< training sequence length (tokens)
   bool tied_embeddings = false;  ///< output layer shares the input embedding
   bool bias = true;              ///< linear layers have biases
+  /// The query, key and value projections have biases where the other linear layers have none (Qwen2 and
+  /// Qwen2.5: transformers' Qwen2Attention builds q_proj, k_proj and v_proj with bias=True, o_proj and the
+  /// MLP without); q_dim + 2 kv_dim parameters per layer. Megatron-LM's --add-qkv-bias.
+  bool qkv_bias = false;
   NormKind norm = NormKind::kLayerNorm;
   PositionEmbedding position = PositionEmbedding::kLearned;
   /// Hidden and attention dropout probability in training: Megatron-LM's GPT default is 0.1
