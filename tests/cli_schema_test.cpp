@@ -72,7 +72,8 @@ const std::string kConfiguration =
     "switches,"
     "network_cost_usd,power_w,cost_basis,rental_cost_usd,capex_usd,gpu_capex_usd,network_capex_usd,scale_up_"
     "capex_usd,scale_up_power_w,tco_usd,"
-    "energy_usd,goodput,ideal_days,interruptions,planned_interruptions,interruptions_per_day,cluster_mtbf_s,"
+    "energy_usd,run_cost_usd,lifetime_tco_usd,tco_breakdown,power_at_load_w,goodput,ideal_days,interruptions,"
+    "unplanned_interruptions,planned_interruptions,interruptions_per_day,cluster_mtbf_s,"
     "planned_mtbf_s,"
     "checkpoint_time_s,checkpoint_interval_s,gpus,"
     "parameters,active_parameters,cluster,schema_version}\n";
@@ -86,6 +87,7 @@ const std::string kMemory =
     "{weights_bytes,gradients_bytes,optimizer_bytes,activations_bytes,logits_bytes,error_feedback_bytes,"
     "reserve_bytes,capacity_bytes,overflow}\n";
 
+const std::string kTcoBreakdown = "{capex,facility,energy,support,other}\n";
 const std::string kCluster = "{gpu,library,gpus,gpus_per_node,scale_up,scale_out}\n";
 const std::string kClusterScaleUp =
     "{fabric,topology,bandwidth_Bps,domain,latency_s,efficiency,in_network_reduction}\n";
@@ -97,8 +99,8 @@ std::string configuration_at(const std::string& path,
   std::string collectives = path + "collectives." + kCollectives;
   for (const std::string& group : used) collectives += path + "collectives." + group + "." + kCollective;
   return path + kConfiguration + path + "breakdown." + kBreakdown + collectives + path + "memory." + kMemory +
-         path + "cluster." + kCluster + path + "cluster.scale_up." + kClusterScaleUp + path +
-         "cluster.scale_out." + kClusterScaleOut;
+         path + "tco_breakdown." + kTcoBreakdown + path + "cluster." + kCluster + path + "cluster.scale_up." +
+         kClusterScaleUp + path + "cluster.scale_out." + kClusterScaleOut;
 }
 
 const std::vector<std::string> kPlan = {"plan", "--model",  "gpt3-175b", "--gpus", "1024", "--global-batch",
@@ -118,7 +120,7 @@ TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
           configuration_at("configs[].") + configuration_at("pareto[].") +
           "rejected.{bad_product,heads_indivisible,layers_indivisible,batch_indivisible,seq_indivisible,"
           "experts_indivisible,dtype_unsupported,bad_degree,zero_unsupported,stack_unsupported,out_of_memory,"
-          "deadline_missed}"
+          "deadline_missed,over_power_cap}"
           "\n");
   const std::string plan_csv =
       "tp,pp,dp,cp,ep,etp,vpp,micro_batch,recompute,recompute_layers,zero,sequence_parallel,overlap,topology,"
@@ -193,7 +195,8 @@ TEST_CASE("catalog: every catalog's fields") {
       "name,topology,bandwidth_Bps,links,link_bandwidth_Bps,domain,max_domain,latency_s,in_network_reduction,"
       "efficiency,switches_per_domain,switch_power_w,switch_price_usd,price_estimate,source";
   const std::string models =
-      "name,layers,hidden,heads,kv_heads,ffn_hidden,ffn,vocab,seq_len,tied_embeddings,bias,norm,position,"
+      "name,layers,hidden,heads,kv_heads,ffn_hidden,ffn,vocab,seq_len,tied_embeddings,bias,qkv_bias,norm,"
+      "position,"
       "dropout,moe_experts,moe_top_k,moe_every,moe_expert_ffn_hidden,moe_shared_experts,parameters_total,"
       "parameters_active,source";
   const std::pair<const char*, std::string> catalogs[] = {{"gpus", gpus},

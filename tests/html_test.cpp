@@ -86,7 +86,9 @@ TEST_CASE("costmodel report: one self-contained page with every section, its fir
   CHECK(page.find("global batch 512 x 8192") != std::string::npos);  // batch and sequence length stated
   CHECK(page.find("--tensor-model-parallel-size") != std::string::npos);
   CHECK(page.find("held-out published dense runs on h100-sxm") != std::string::npos);
-  CHECK(page.find("not its lifetime TCO") != std::string::npos);
+  CHECK(page.find("run cost: the run&apos;s slice of the lifetime TCO") != std::string::npos);
+  CHECK(page.find("<h3>lifetime TCO over 4 years</h3>") != std::string::npos);
+  CHECK(page.find("CBRE, North America Data Center Trends H2 2024") != std::string::npos);  // facility source
 
   // The same question as JSON: the first row's step time and split are the first configuration's.
   const CliResult json = run_cli(with(small_run("plan"), {"--format", "json"}));

@@ -89,6 +89,12 @@ std::vector<BaseUnit> base_units(Dimension dimension) {
               {"USD/MWh", 1 / (1000 * kJoulesPerKwh), false, false},
               {"USD/Wh", 1 / kSecondsPerHour, false, false},
               {"USD/J", 1, false, false}};
+    case Dimension::kUsdPerWattSecond:
+      return {{"USD/kW-month", 1 / (1e3 * kSecondsPerMonth), false, false},
+              {"USD/kW/month", 1 / (1e3 * kSecondsPerMonth), false, false},
+              {"USD/MW-month", 1 / (1e6 * kSecondsPerMonth), false, false},
+              {"USD/kW-yr", 1 / (1e3 * kSecondsPerYear), false, false},
+              {"USD/kW/yr", 1 / (1e3 * kSecondsPerYear), false, false}};
   }
   return {};
 }
@@ -116,6 +122,8 @@ std::vector<std::string> common_units(Dimension dimension) {
       return {"J", "kJ", "MJ", "Wh", "kWh", "MWh", "GWh"};
     case Dimension::kUsdPerJoule:
       return {"USD/kWh", "USD/MWh"};
+    case Dimension::kUsdPerWattSecond:
+      return {"USD/kW-month", "USD/kW/month", "USD/MW-month", "USD/kW-yr"};
   }
   return {};
 }
@@ -181,6 +189,8 @@ std::string_view dimension_example(Dimension dimension) {
       return "an energy such as 1.5MWh or 3.6MJ";
     case Dimension::kUsdPerJoule:
       return "an energy price such as 0.08USD/kWh";
+    case Dimension::kUsdPerWattSecond:
+      return "a capacity price such as 184USD/kW-month";
   }
   return "a value with a unit";
 }
@@ -243,7 +253,7 @@ double parse_quantity(std::string_view text, Dimension dimension) {
   bool dollar = false;
   if (t.front() == '$') {
     if (dimension != Dimension::kUsd && dimension != Dimension::kUsdPerSecond &&
-        dimension != Dimension::kUsdPerJoule) {
+        dimension != Dimension::kUsdPerJoule && dimension != Dimension::kUsdPerWattSecond) {
       fail(text, dimension, "a price where another quantity is required");
     }
     dollar = true;
@@ -278,6 +288,9 @@ double parse_quantity(std::string_view text, Dimension dimension) {
   if (dimension == Dimension::kUsdPerJoule && unit.find('/') == std::string::npos) {
     fail(text, dimension, "missing '/kWh' (a price per energy)");
   }
+  if (dimension == Dimension::kUsdPerWattSecond && unit.find('/') == std::string::npos) {
+    fail(text, dimension, "missing '/kW-month' (a price per capacity and time)");
+  }
   if (dimension == Dimension::kUsdPerSecond && unit.find('/') == std::string::npos) {
     fail(text, dimension, "missing '/h' (a rate per hour)");
   }
@@ -298,6 +311,26 @@ Joules parse_energy(std::string_view text) {
 
 UsdPerJoule parse_energy_price(std::string_view text) {
   return UsdPerJoule(parse_quantity(text, Dimension::kUsdPerJoule));
+}
+
+UsdPerWattSecond parse_capacity_price(std::string_view text) {
+  return UsdPerWattSecond(parse_quantity(text, Dimension::kUsdPerWattSecond));
+}
+
+double parse_share(std::string_view text) {
+  std::string_view t = trim(text);
+  const bool percent = !t.empty() && t.back() == '%';
+  if (percent) t.remove_suffix(1);
+  double value = -1.0;
+  try {
+    value = parse_number(t) / (percent ? 100.0 : 1.0);
+  } catch (const Error&) {
+    value = -1.0;
+  }
+  if (!(value >= 0.0 && value <= 1.0)) {
+    throw Error("expected a share such as 6% or 0.06 (between 0 and 1), got '" + std::string(text) + "'");
+  }
+  return value;
 }
 
 Bytes parse_bytes(std::string_view text) {
@@ -397,6 +430,12 @@ std::string format_quantity(double si_value, Dimension dimension) {
       std::string out = "$";  // appended, not "$" + ...: g++ 12 -Wrestrict false positive (GCC bug 105329)
       out += number_text(si_value * kSecondsPerHour);
       out += "/h";
+      return out;
+    }
+    case Dimension::kUsdPerWattSecond: {
+      std::string out = "$";  // appended: see kUsdPerSecond
+      out += number_text(si_value * 1e3 * kSecondsPerMonth);
+      out += "/kW-month";
       return out;
     }
   }

@@ -209,6 +209,21 @@ ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog, const Con
   return with_sequence_length(model, args.training);
 }
 
+void add_prices_option(po::options_description& options) {
+  options.add_options()("prices", po::value<std::string>()->value_name("FILE.yaml"),
+                        "a price book: quotes (item, name, price or share, date, source) that replace the "
+                        "catalog's prices and lifetime costs (data/prices.yaml's form)");
+}
+
+Catalog load_priced_catalog(const po::variables_map& values, const Context& context) {
+  Catalog catalog = load_catalog();
+  if (const auto path = string_option(values, "prices")) {
+    if (path->empty()) throw usage_error(context, "--prices", "expected a file name");
+    apply_price_book(catalog, load_price_book(*path, catalog));
+  }
+  return catalog;
+}
+
 SimilarRuns similar_published_runs(const ModelSpec& model, const ClusterSpec& cluster, int threads) {
   const Catalog catalog = load_catalog();
   const std::vector<PublishedRun> runs =

@@ -71,6 +71,12 @@ void add_runs_stack_option(po::options_description& options, const std::string& 
 [[nodiscard]] SimilarRuns similar_published_runs(const ModelSpec& model, const ClusterSpec& cluster,
                                                  int threads);
 
+/// `--prices FILE.yaml`: a buyer's price book (data/prices.yaml's form: quotes with date and source) over
+/// the catalog's prices and lifetime costs (plan, estimate, report, topology, scenario).
+void add_prices_option(po::options_description& options);
+/// The catalog with --prices applied when given; its errors name the file, line and column (exit 2).
+[[nodiscard]] Catalog load_priced_catalog(const po::variables_map& values, const Context& context);
+
 /// The model named by --model with --seq-len applied.
 /// A Hugging Face config.json without --seq-len warns that its max_position_embeddings stands in.
 [[nodiscard]] ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog, const Context& context);

@@ -19,6 +19,7 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
       "Step time, breakdown, memory per GPU, MFU, tokens/s and (with --tokens) days and cost of "
       "one parallel configuration.");
   add_cluster_options(parser.options());
+  add_prices_option(parser.options());
   add_training_options(parser.options(), true);
   add_output_options(parser.options(), true, true);
   if (!parser.parse(args)) return 0;
@@ -32,7 +33,7 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
                         "required: estimate evaluates one split (use `costmodel plan` to search)");
     }
   }
-  const Catalog catalog = load_catalog();
+  const Catalog catalog = load_priced_catalog(values, context);
   ClusterSpec cluster = make_cluster(cluster_args, catalog, context);
   resolve_training_stack(training, catalog, cluster, context);
   cluster.stack = training.training.stack;  // the stack the configuration names

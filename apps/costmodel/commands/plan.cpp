@@ -76,7 +76,10 @@ void add_plan_options(po::options_description& options) {
       ("gpus-range", po::value<std::string>()->value_name("A:B"),
        "GPU counts searched with --deadline-days (multiples of --gpus-per-node; default 1 node:--gpus)")  //
       ("plot", po::value<std::string>()->value_name("FILE.svg"),
-       "draw the Pareto front (first objective vs second, marker size = third) as SVG");
+       "draw the Pareto front (first objective vs second, marker size = third) as SVG")  //
+      ("power-cap", po::value<std::string>()->value_name("MW"),
+       "the most rated IT power the cluster may draw (GPUs at TDP, servers, fabric), e.g. 6MW or 6 (MW); "
+       "larger clusters are rejected (over_power_cap)");
 }
 
 std::pair<int, int> parse_range(const std::string& text, const Context& context) {
@@ -109,6 +112,11 @@ std::string describe(const Strategy& s) {
   } else {
     text << " (rejected: " << rejected_summary(result) << ")";
   }
+  if (result.rejected[kRejectedPowerCap] > 0) {
+    text << "; " << result.rejected[kRejectedPowerCap]
+         << " configurations that fit in memory draw more rated IT power (GPUs at TDP, servers, fabric) than "
+            "--power-cap";
+  }
   for (size_t i = 0; i < result.closest.size(); ++i) {
     const auto& c = result.closest[i];
     text << (i == 0 ? "; closest: " : "; ") << '[' << i + 1 << "] " << describe(c.estimate.strategy) << " on "
@@ -130,7 +138,7 @@ PlanRequest read_request(po::variables_map values, const Context& context, Train
     }
     values.erase("topology");
   }
-  const Catalog catalog = load_catalog();
+  const Catalog catalog = load_priced_catalog(values, context);
   const ClusterSpec cluster = make_cluster(read_cluster_args(values, context), catalog, context);
   TrainingArgs training = read_training_args(values, context);
   resolve_training_stack(training, catalog, cluster, context);
@@ -140,6 +148,17 @@ PlanRequest read_request(po::variables_map values, const Context& context, Train
   request.space.tp_beyond_node = values.count("tp-beyond-node") > 0;
   request.top_k = positive_int(values, "top", context).value_or(kDefaultTop);
   if (const auto threads = positive_int(values, "threads", context)) request.threads = *threads;
+  if (const auto cap = string_option(values, "power-cap")) {
+    try {
+      // A bare number is megawatts, the unit facilities are sized in.
+      const bool bare = !cap->empty() && cap->find_first_not_of("0123456789.eE+-") == std::string::npos;
+      request.power_cap = parse_watts(bare ? *cap + "MW" : *cap);
+    } catch (const Error& e) {
+      throw flag_error(context, "--power-cap", e);
+    }
+    if (!(request.power_cap->value > 0.0))
+      throw usage_error(context, "--power-cap", "expected a positive power");
+  }
 
   const auto deadline = positive_number(values, "deadline-days", context);
   const auto range = string_option(values, "gpus-range");
@@ -206,6 +225,7 @@ int plan_command(const std::vector<std::string>& args, const Context& context, b
                     ") or a comma list of kinds, each optionally KIND:OVERSUBSCRIPTION.") +
           "\nExit 3 when nothing is feasible, with the closest candidates and why.");
   add_cluster_options(parser.options());
+  add_prices_option(parser.options());
   add_training_options(parser.options(), true);
   add_plan_options(parser.options());
   if (report) {

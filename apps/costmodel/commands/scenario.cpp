@@ -29,6 +29,7 @@ int run_scenario(const std::vector<std::string>& args, const Context& context) {
   parser.add_positional("file", po::value<std::string>()->value_name("FILE.yaml"), 1);
   add_output_options(parser.options(), false, true);
   add_runs_stack_option(parser.options(), "the cases");
+  add_prices_option(parser.options());
   parser.options().add_options()("plot", po::value<std::string>()->value_name("FILE.svg"),
                                  "also draw the sweep as an SVG chart (report.plot: chooses x and y)");
   if (!parser.parse(args)) return 0;
@@ -43,7 +44,7 @@ int run_scenario(const std::vector<std::string>& args, const Context& context) {
   std::optional<OutputSink> plot_sink;
   if (plot_path) plot_sink.emplace(OutputOptions{Format::kTable, *plot_path}, context, "--plot");
 
-  const Catalog catalog = load_catalog();
+  const Catalog catalog = load_priced_catalog(values, context);
   const Scenario scenario = load_scenario_file(*file, catalog, runs_stack_option(values, catalog, context));
   ScenarioResult result;
   {

@@ -23,6 +23,7 @@ int run_topology(const std::vector<std::string>& args, const Context& context) {
                        "--topology all compares every topology for the same GPUs, one row each; one that\n"
                        "cannot be built at that size gives its reason in the note column.");
   add_cluster_options(parser.options());
+  add_prices_option(parser.options());
   add_output_options(parser.options());
   if (!parser.parse(args)) return 0;
   po::variables_map values = parser.values();
@@ -37,7 +38,8 @@ int run_topology(const std::vector<std::string>& args, const Context& context) {
                       hint.empty() ? "expected one of " + join(known, ", ") : hint);
   }
   if (all) values.erase("topology");  // the [cluster] reader knows fabric kinds only
-  const ClusterSpec cluster = make_cluster(read_cluster_args(values, context), load_catalog(), context);
+  const ClusterSpec cluster =
+      make_cluster(read_cluster_args(values, context), load_priced_catalog(values, context), context);
 
   if (all) {
     const std::vector<FabricOption> options = compare_fabrics(cluster);

@@ -10,16 +10,17 @@ namespace costmodel {
 
 /// The physical dimension of a quantity; each has one SI unit inside the code.
 enum class Dimension {
-  kBytes,           ///< B
-  kSeconds,         ///< s
-  kBytesPerSecond,  ///< B/s
-  kFlops,           ///< FLOP (a count of floating-point operations)
-  kFlopsPerSecond,  ///< FLOP/s
-  kWatts,           ///< W
-  kUsd,             ///< US dollars
-  kUsdPerSecond,    ///< US dollars per second (catalogs write USD/h)
-  kJoules,          ///< J (energy; people write kWh)
-  kUsdPerJoule,     ///< US dollars per joule (electricity prices are written USD/kWh)
+  kBytes,             ///< B
+  kSeconds,           ///< s
+  kBytesPerSecond,    ///< B/s
+  kFlops,             ///< FLOP (a count of floating-point operations)
+  kFlopsPerSecond,    ///< FLOP/s
+  kWatts,             ///< W
+  kUsd,               ///< US dollars
+  kUsdPerSecond,      ///< US dollars per second (catalogs write USD/h)
+  kJoules,            ///< J (energy; people write kWh)
+  kUsdPerJoule,       ///< US dollars per joule (electricity prices are written USD/kWh)
+  kUsdPerWattSecond,  ///< US dollars per watt of capacity per second (colocation is written USD/kW-month)
 };
 
 /// A value in the SI unit of dimension D. Arithmetic keeps the dimension; the raw number is `value`.
@@ -60,16 +61,17 @@ constexpr Quantity<D> operator*(double k, Quantity<D> q) {
   return q * k;
 }
 
-using Bytes = Quantity<Dimension::kBytes>;                    ///< B
-using Seconds = Quantity<Dimension::kSeconds>;                ///< s
-using BytesPerSecond = Quantity<Dimension::kBytesPerSecond>;  ///< B/s
-using Flops = Quantity<Dimension::kFlops>;                    ///< FLOP
-using FlopsPerSecond = Quantity<Dimension::kFlopsPerSecond>;  ///< FLOP/s
-using Watts = Quantity<Dimension::kWatts>;                    ///< W
-using Usd = Quantity<Dimension::kUsd>;                        ///< USD
-using UsdPerSecond = Quantity<Dimension::kUsdPerSecond>;      ///< USD/s
-using Joules = Quantity<Dimension::kJoules>;                  ///< J
-using UsdPerJoule = Quantity<Dimension::kUsdPerJoule>;        ///< USD/J
+using Bytes = Quantity<Dimension::kBytes>;                        ///< B
+using Seconds = Quantity<Dimension::kSeconds>;                    ///< s
+using BytesPerSecond = Quantity<Dimension::kBytesPerSecond>;      ///< B/s
+using Flops = Quantity<Dimension::kFlops>;                        ///< FLOP
+using FlopsPerSecond = Quantity<Dimension::kFlopsPerSecond>;      ///< FLOP/s
+using Watts = Quantity<Dimension::kWatts>;                        ///< W
+using Usd = Quantity<Dimension::kUsd>;                            ///< USD
+using UsdPerSecond = Quantity<Dimension::kUsdPerSecond>;          ///< USD/s
+using Joules = Quantity<Dimension::kJoules>;                      ///< J
+using UsdPerJoule = Quantity<Dimension::kUsdPerJoule>;            ///< USD/J
+using UsdPerWattSecond = Quantity<Dimension::kUsdPerWattSecond>;  ///< USD/(W s): capacity rented over time
 
 /// Transfer time, compute time, volume and cost from their rates, in SI units.
 constexpr Seconds operator/(Bytes n, BytesPerSecond bw) {
@@ -105,8 +107,12 @@ inline constexpr double kGibi = 1073741824.0;      ///< Gi: 2^30
 inline constexpr double kSecondsPerMinute = 60.0;  ///< s/min
 inline constexpr double kSecondsPerHour = 3600.0;  ///< s/h
 inline constexpr double kSecondsPerDay = 86400.0;  ///< s/day
-inline constexpr double kBitsPerByte = 8.0;        ///< bit/B
-inline constexpr double kJoulesPerKwh = 3.6e6;     ///< J/kWh
+/// Seconds in a year of 365.25 days (amortisation periods are in years).
+inline constexpr double kSecondsPerYear = 365.25 * kSecondsPerDay;
+/// Seconds in a month: a twelfth of that year (colocation is priced per kW-month).
+inline constexpr double kSecondsPerMonth = kSecondsPerYear / 12.0;
+inline constexpr double kBitsPerByte = 8.0;                        ///< bit/B
+inline constexpr double kJoulesPerKwh = 3.6e6;                     ///< J/kWh
 inline constexpr double kGigabitPerSecond = kGiga / kBitsPerByte;  ///< B/s in one Gbit/s
 
 /// What a value of this dimension looks like, for error messages: "a size such as 80GiB or 80GB".
@@ -131,6 +137,10 @@ inline constexpr double kGigabitPerSecond = kGiga / kBitsPerByte;  ///< B/s in o
 [[nodiscard]] UsdPerSecond parse_usd_rate(std::string_view text);
 [[nodiscard]] Joules parse_energy(std::string_view text);
 [[nodiscard]] UsdPerJoule parse_energy_price(std::string_view text);
+/// A price of capacity over time: "184USD/kW-month" (colocation), also USD/kW/month, USD/kW-yr, USD/MW-month.
+[[nodiscard]] UsdPerWattSecond parse_capacity_price(std::string_view text);
+/// A share: "6%" or a fraction "0.06", within [0, 1].
+[[nodiscard]] double parse_share(std::string_view text);
 
 /// Parses a token count: "300e9", "300000000000", or with a k/K, M, B/G or T suffix ("300B", "1.5T");
 /// throws Error unless it is a finite count of at least one token.

@@ -32,6 +32,18 @@ Ownership ownership(const ClusterSpec& cluster, const Inventory& inventory, cons
   const double amortization = o.capex.value / (economics.amortization_years * kSecondsPerYear);
   const double energy = o.power_at_load.value * economics.pue * economics.electricity.value;
   o.owned_rate = UsdPerSecond(amortization + energy);
+  // Lifetime TCO (issue 30): the building on the rated IT power a colocation contract reserves, energy at
+  // training load for the whole life, support per year and the rest as shares of capex (data/prices.yaml).
+  const double years = economics.amortization_years;
+  const double life_s = years * kSecondsPerYear;
+  o.lifetime.capex = o.capex;
+  o.lifetime.facility =
+      Usd(economics.facility.value_or(UsdPerWattSecond(0.0)).value * o.power.value * life_s);
+  o.lifetime.energy = Usd(energy * life_s);
+  o.lifetime.support = o.capex * (economics.support_share.value_or(0.0) * years);
+  o.lifetime.other = o.capex * (economics.storage_share.value_or(0.0) + economics.spares_share.value_or(0.0) +
+                                economics.cables_share.value_or(0.0));
+  o.lifetime_rate = UsdPerSecond(o.lifetime.total().value / life_s);
   o.rental_rate = UsdPerSecond(gpu.rental_price.value * gpus);
   return o;
 }
@@ -44,6 +56,8 @@ void apply_economics(StepEstimate& e, const Goodput& goodput, const Ownership& o
   e.scale_up_power = ownership.scale_up_power;
   e.capex = ownership.capex;
   e.power = ownership.power;
+  e.power_at_load = ownership.power_at_load;
+  e.lifetime = ownership.lifetime;
   e.goodput = goodput;
   e.cost_basis = options.economics.cost_basis;
   e.owned_rate = ownership.owned_rate;
@@ -63,6 +77,7 @@ void apply_economics(StepEstimate& e, const Goodput& goodput, const Ownership& o
   // Straight-line amortisation: the run is charged the share of the capex its wall-clock time uses up.
   e.tco = Usd(ownership.capex.value * wall.value / (options.economics.amortization_years * kSecondsPerYear)) +
           *e.energy_cost;
+  e.run_cost = ownership.lifetime_rate * wall;
 }
 
 }  // namespace costmodel

@@ -172,6 +172,13 @@ Catalog load_catalog(const std::string& root) {
   }
   const fs::path stacks = base / "data" / "stacks.yaml";
   if (fs::is_regular_file(stacks, missing)) catalog.stacks = load_stacks_file(stacks.string());
+  const fs::path prices = base / "data" / "prices.yaml";
+  if (fs::is_regular_file(prices, missing)) {
+    PriceBook book = load_price_book(prices.string(), catalog);
+    // Reports name the catalog's own file as the catalogs do, wherever it is installed.
+    for (PriceQuote& q : book.quotes) q.where = "data/prices.yaml" + q.where.substr(q.where.rfind(':'));
+    apply_price_book(catalog, book);
+  }
   std::vector<fs::path> model_files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(base / "models", ec)) {

@@ -19,6 +19,17 @@ double tflops(FlopsPerSecond rate) {
   return rate.value / 1e12;
 }
 
+/// {capex, facility, energy, support, other} in USD: the lifetime TCO by kind (DESIGN.md §5).
+Json tco_breakdown_json(const LifetimeCost& life) {
+  Json o = Json::object();
+  o.set("capex", life.capex.value)
+      .set("facility", life.facility.value)
+      .set("energy", life.energy.value)
+      .set("support", life.support.value)
+      .set("other", life.other.value);
+  return o;
+}
+
 /// Days, the unit `training_days` names; null without a token budget.
 /// Null where the event never happens (+infinity: no interruptions, no checkpoints).
 Json finite_seconds(Seconds time) {
@@ -296,9 +307,14 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("scale_up_power_w", e.scale_up_power.value)
       .set("tco_usd", detail::usd_cell(e.tco))
       .set("energy_usd", detail::usd_cell(e.energy_cost))
+      .set("run_cost_usd", detail::usd_cell(e.run_cost))
+      .set("lifetime_tco_usd", e.lifetime.total().value)
+      .set("tco_breakdown", tco_breakdown_json(e.lifetime))
+      .set("power_at_load_w", e.power_at_load.value)
       .set("goodput", e.goodput.fraction)
       .set("ideal_days", detail::days_cell(e.ideal_time))
       .set("interruptions", e.interruptions ? Json(*e.interruptions) : Json())
+      .set("unplanned_interruptions", e.interruptions ? Json(*e.interruptions) : Json())
       .set("planned_interruptions", e.planned_interruptions ? Json(*e.planned_interruptions) : Json())
       .set("interruptions_per_day", interruptions_per_day(e.goodput))
       .set("cluster_mtbf_s", finite_seconds(e.goodput.cluster_mtbf))
@@ -544,11 +560,18 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   if (e.rental_cost && e.cost_basis != CostBasis::kRental) row("GPU rental (USD)", e.rental_cost->value);
   if (e.energy) row("energy, with PUE (MWh)", e.energy->value / kJoulesPerKwh / 1000.0);
   if (e.energy_cost) row("energy cost (USD)", e.energy_cost->value);
+  if (e.run_cost) row("run cost, slice of lifetime TCO (USD)", e.run_cost->value);
   row("capex (USD)", e.capex.value);
   row("  GPUs and servers (USD)", e.gpu_capex.value);
   row("  network (USD)", e.network_capex.value);
+  row("lifetime TCO (USD)", e.lifetime.total().value);
+  row("  facility (USD)", e.lifetime.facility.value);
+  row("  energy at training load (USD)", e.lifetime.energy.value);
+  row("  support (USD)", e.lifetime.support.value);
+  row("  storage, spares, cables (USD)", e.lifetime.other.value);
   row("switches", e.switches);
   row("power, GPUs at TDP + servers + fabric (kW)", e.power.value / 1000.0);
+  row("  drawn while training (kW)", e.power_at_load.value / 1000.0);
   if (const std::string used = describe_collectives(e, tuner_label(cluster)); !used.empty())
     t.notes.push_back("collectives on " + cluster.gpu.library + ": " + used);
   return t;

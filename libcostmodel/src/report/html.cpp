@@ -297,13 +297,49 @@ Table money_table(const StepEstimate& e) {
     row("    of which the scale-up fabric", e.scale_up_capex.value);
   row("  scale-out network", e.network_capex.value);
   if (e.scale_up_capex.value > 0.0 && !in_servers) row("  scale-up fabric", e.scale_up_capex.value);
-  if (e.tco) row("run cost, owned: capex for the run's days + energy", e.tco->value);
-  if (e.energy_cost) row("  of which energy", e.energy_cost->value);
-  if (e.rental_cost) row("run cost, renting the GPUs instead", e.rental_cost->value);
+  if (e.run_cost) row("run cost: the run's slice of the lifetime TCO", e.run_cost->value);
+  if (e.tco) row("  capex for the run's days + its energy (cost_usd)", e.tco->value);
+  if (e.energy_cost) row("    of which energy", e.energy_cost->value);
+  if (e.rental_cost) row("renting the GPUs instead, all-in", e.rental_cost->value);
   t.notes = {
-      "run cost is the run's slice of owning the cluster, not its lifetime TCO: capex over the "
-      "amortisation years, for the run's wall-clock days, plus energy",
-      "not included: facility (data hall or colocation per kW), support, storage, spares and cables"};
+      "run cost: the lifetime TCO below times the run's wall-clock days over the life; cost_usd, which "
+      "plan ranks by, counts capex and energy only"};
+  return t;
+}
+
+/// The cluster's lifetime TCO by kind, each with its share and source.
+Table lifetime_table(const StepEstimate& e, const EconomicsSpec& economics) {
+  const LifetimeCost& life = e.lifetime;
+  const double total = life.total().value;
+  const auto source = [&economics](std::string_view item, const std::string& fallback) {
+    std::string text;
+    for (const PriceQuote& q : economics.quotes) {
+      if (q.item == item) text = q.source + " (" + q.date + ", " + q.where + ")";
+    }
+    return text.empty() ? fallback : text;
+  };
+  Table t;
+  t.title = "lifetime TCO over " + format_number(economics.amortization_years, 3) + " years";
+  t.columns = {{"item", "item", ""},
+               {"usd", "amount", "M$", 1e6, 4},
+               {"share", "share", "%", 0.01, 3},
+               {"source", "source", ""}};
+  const auto row = [&](const std::string& item, Usd usd, const std::string& from) {
+    t.rows.push_back({Json(item), Json(usd.value), Json(total > 0 ? usd.value / total : 0.0), Json(from)});
+  };
+  row("capex", life.capex, "the parts' prices (assumptions above)");
+  row("facility", life.facility, economics.facility ? source("facility", "--facility") : "not counted");
+  const std::string electricity = source("electricity", "");
+  row("energy at training load", life.energy,
+      "power drawn while training x PUE x the electricity price, the whole life" +
+          (electricity.empty() ? std::string() : "; " + electricity));
+  row("support", life.support, economics.support_share ? source("support", "--support") : "not counted");
+  std::string other;
+  for (const char* item : {"storage", "spares", "cables"}) {
+    other += (other.empty() ? "" : "; ") + std::string(item) + ": " + source(item, std::string("--") + item);
+  }
+  row("storage, spares, cables", life.other, other);
+  row("total", life.total(), "");
   return t;
 }
 
@@ -311,9 +347,11 @@ Table money_table(const StepEstimate& e) {
 Table power_table(const StepEstimate& e) {
   Table t;
   t.title = "power and energy";
-  t.columns = {{"power_w", "power, GPUs at TDP + servers + fabric", "kW", 1e3, 4},
-               {"energy_kwh", "energy with PUE", "MWh", 1e3, 4}};
-  t.rows.push_back({Json(e.power.value), e.energy ? Json(e.energy->value / kJoulesPerKwh) : Json()});
+  t.columns = {{"power_w", "rated: GPUs at TDP + servers + fabric", "kW", 1e3, 4},
+               {"power_at_load_w", "drawn while training", "kW", 1e3, 4},
+               {"energy_kwh", "energy of the run, with PUE", "MWh", 1e3, 4}};
+  t.rows.push_back({Json(e.power.value), Json(e.power_at_load.value),
+                    e.energy ? Json(e.energy->value / kJoulesPerKwh) : Json()});
   return t;
 }
 
@@ -390,6 +428,7 @@ void configuration_sections(Page& page, const StepEstimate& e, const ModelSpec& 
 
   page.section("Money", "money");
   page.table(money_table(e), "money-table");
+  page.table(lifetime_table(e, options.economics), "lifetime-table");
   page.table(power_table(e), "power-table");
 
   page.section("Goodput", "goodput");
@@ -491,7 +530,15 @@ void write_plan_html(std::ostream& out, const PlanResult& result, const PlanRequ
   Page page(out, "costmodel report: " + result.model.name + " on " + gpus + " x " + base.gpu.name,
             page_subtitle(base));
   page.section("Assumptions", "assumptions");
-  page.facts(assumptions(result.model, base, request.training.global_batch, request.options, base.stack));
+  std::vector<Fact> facts =
+      assumptions(result.model, base, request.training.global_batch, request.options, base.stack);
+  if (request.power_cap) {
+    facts.push_back({"power cap",
+                     format_number(request.power_cap->value / 1e6, 4) +
+                         " MW of rated IT power; larger clusters rejected (over_power_cap)",
+                     "the request"});
+  }
+  page.facts(facts);
 
   page.section("Top configurations", "plans");
   if (result.top.empty()) {

@@ -174,6 +174,10 @@ class Search {
         remember(1, r.estimate.memory.total.value / r.estimate.memory.capacity.value, s);
         return;
       }
+      if (request_.power_cap && r.estimate.power > *request_.power_cap) {
+        ++p.rejected[kRejectedPowerCap];
+        return;
+      }
       r.score = score(r.estimate);
       if (request_.pessimistic) {
         const std::string_view name = interval_class(estimator.model(), r.estimate.strategy);
@@ -457,7 +461,8 @@ std::string_view rejection_reason_name(int index) {
   static constexpr std::array<std::string_view, kRejectionReasonCount> kNames = {
       "bad_product",      "heads_indivisible",   "layers_indivisible", "batch_indivisible",
       "seq_indivisible",  "experts_indivisible", "dtype_unsupported",  "bad_degree",
-      "zero_unsupported", "stack_unsupported",   "out_of_memory",      "deadline_missed"};
+      "zero_unsupported", "stack_unsupported",   "out_of_memory",      "deadline_missed",
+      "over_power_cap"};
   if (index < 0 || index >= kRejectionReasonCount) return "unknown";
   return kNames[static_cast<size_t>(index)];
 }

@@ -48,6 +48,12 @@ void resolve_stack(TrainingSpec& training, const Catalog& catalog, std::string_v
   if (training.stack.empty())
     training.stack = cluster_stack.empty() ? kDefaultStack : std::string(cluster_stack);
   training.intervals = catalog.intervals;
+  fill_lifetime_costs(training.economics, catalog.prices);
+  if (const PriceQuote* q = catalog.prices.find("electricity");
+      q != nullptr && !is_given(training, "electricity")) {
+    training.economics.electricity = UsdPerJoule(q->value);
+    training.economics.quotes.push_back(*q);
+  }
   if (catalog.stacks.empty()) return;
   const StackSpec* stack = nullptr;
   try {

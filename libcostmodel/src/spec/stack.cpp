@@ -18,13 +18,8 @@ std::string degree(const char* name, int value) {
   return std::string(name) + " " + std::to_string(value);
 }
 
-// Whether training_fields()[index] was set by the user or the source.
 bool given(const TrainingSpec& training, std::string_view key) {
-  const auto& fields = training_fields();
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    if (fields[i].key == key) return (training.given >> i) & 1u;
-  }
-  return false;
+  return is_given(training, key);
 }
 
 }  // namespace

@@ -286,6 +286,24 @@ const std::vector<TrainingField>& training_fields() {
       {"electricity", "electricity",
        "electricity price, for TCO (0.08USD/kWh; a bare number is USD/kWh) [0.08]", false,
        [](TrainingSpec& spec, std::string_view text) { spec.economics.electricity = energy_price(text); }},
+      {"facility", "facility",
+       "the building per kW of rated IT power and month, for lifetime TCO (colocation; a build's cost over "
+       "its months) [data/prices.yaml]",
+       false,
+       [](TrainingSpec& spec, std::string_view text) {
+         spec.economics.facility = parse_capacity_price(text);
+       }},
+      {"support", "support",
+       "hardware support per year, a share of capex, for lifetime TCO [data/prices.yaml]", false,
+       [](TrainingSpec& spec, std::string_view text) { spec.economics.support_share = parse_share(text); }},
+      {"storage", "storage", "training storage, a share of capex, for lifetime TCO [data/prices.yaml]", false,
+       [](TrainingSpec& spec, std::string_view text) { spec.economics.storage_share = parse_share(text); }},
+      {"spares", "spares", "spare nodes and parts, a share of capex, for lifetime TCO [data/prices.yaml]",
+       false,
+       [](TrainingSpec& spec, std::string_view text) { spec.economics.spares_share = parse_share(text); }},
+      {"cables", "cables",
+       "cables (unpriced in the bill), a share of capex, for lifetime TCO [data/prices.yaml]", false,
+       [](TrainingSpec& spec, std::string_view text) { spec.economics.cables_share = parse_share(text); }},
       {"pue", "pue", "data-centre power usage effectiveness, >= 1 [1.3]", false,
        [](TrainingSpec& spec, std::string_view text) {
          const double pue = positive(text, "a ratio >= 1, e.g. 1.3");
@@ -359,6 +377,14 @@ const TrainingField& training_field(std::string_view key) {
     if (field.key == key) return field;
   }
   throw Error("unknown training field '" + std::string(key) + "'", ErrorKind::kInternal);
+}
+
+bool is_given(const TrainingSpec& training, std::string_view key) {
+  const auto& fields = training_fields();
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].key == key) return (training.given >> i) & 1u;
+  }
+  return false;
 }
 
 void assign_training_field(TrainingSpec& spec, const TrainingField& field, std::string_view text) {

@@ -30,8 +30,10 @@ struct Ownership {
   Watts power;           ///< rated IT power: GPUs at TDP, servers (NodeSpec::server_power), fabric
   /// Drawn while training: nodes at NodeSpec::load_power of their rating, the fabric at its catalog power.
   Watts power_at_load;
-  UsdPerSecond owned_rate;   ///< capex / amortisation years + power_at_load x PUE x electricity
-  UsdPerSecond rental_rate;  ///< GPUs x the GPU's all-in rental price
+  UsdPerSecond owned_rate;     ///< capex / amortisation years + power_at_load x PUE x electricity
+  LifetimeCost lifetime;       ///< capex, facility, energy, support and the rest over the amortisation years
+  UsdPerSecond lifetime_rate;  ///< lifetime.total() / the life in seconds: run_cost per wall-clock second
+  UsdPerSecond rental_rate;    ///< GPUs x the GPU's all-in rental price
 };
 
 /// The Ownership of `cluster`, whose fabric has `inventory`, under `economics`.

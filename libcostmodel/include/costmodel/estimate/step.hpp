@@ -123,7 +123,12 @@ struct StepEstimate {
   std::optional<double> planned_interruptions;  ///< planned ones (maintenance) expected over training_time
   std::optional<Usd> energy_cost;               ///< energy x the electricity price
   std::optional<Usd> tco;                       ///< capex amortised over training_time, plus energy_cost
-  CostBasis cost_basis = CostBasis::kOwned;     ///< which of tco and rental_cost is the cost
+  /// The run's slice of the lifetime TCO: lifetime.total() x training_time / the life (its energy the
+  /// run's, since the life's is counted at the same load).
+  std::optional<Usd> run_cost;
+  LifetimeCost lifetime;  ///< the cluster's lifetime TCO by kind (spec/economics.hpp)
+  Watts power_at_load;    ///< drawn while training: nodes at NodeSpec::load_power, the fabric, no PUE
+  CostBasis cost_basis = CostBasis::kOwned;  ///< which of tco and rental_cost is the cost
   UsdPerSecond owned_rate;   ///< owning the cluster per wall-clock second: amortised capex + energy
   UsdPerSecond rental_rate;  ///< renting its GPUs per wall-clock second
 

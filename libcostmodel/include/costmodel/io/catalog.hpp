@@ -47,6 +47,15 @@ void write_intervals(std::ostream& out, const IntervalModel& intervals);
 /// Software stacks from data/stacks.yaml (`stacks:` list).
 [[nodiscard]] std::vector<StackSpec> load_stacks_file(const std::string& path);
 
+/// A price book (data/prices.yaml; a buyer's --prices FILE): `quotes:`, each {item, name (the catalog entry,
+/// for parts), price (parts, rental, electricity, facility: with units) or share (support, storage, spares,
+/// cables: 6% or 0.06), date (YYYY-MM-DD), source}; one quote per item and name. Names must be entries of
+/// `catalog`; throws Error at FILE:LINE:COL.
+[[nodiscard]] PriceBook load_price_book(const std::string& path, const Catalog& catalog);
+/// Applies `book` to `catalog`: a part's quote replaces its entries' price (no longer an estimate; the
+/// source names the quote); electricity and the lifetime costs replace the catalog's own (Catalog::prices).
+void apply_price_book(Catalog& catalog, const PriceBook& book);
+
 /// Loads every catalog under `root`; throws Error (FILE:LINE:COL) on the first bad entry.
 [[nodiscard]] Catalog load_catalog(const std::string& root = default_data_root());
 

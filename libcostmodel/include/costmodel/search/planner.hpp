@@ -63,14 +63,20 @@ struct PlanRequest {
   /// each candidate times e^high of its class (options.intervals, spec/intervals.hpp); without intervals,
   /// by the estimate.
   bool pessimistic = false;
+  /// The most rated IT power (GPUs at TDP, servers, fabric: StepEstimate::power) a cluster may draw;
+  /// larger ones are rejected (over_power_cap). nullopt: no cap.
+  std::optional<Watts> power_cap;
 };
 
-/// Why candidates were rejected: the InvalidReason bits, then out of memory and a missed deadline.
-inline constexpr int kRejectionReasonCount = kInvalidReasonBits + 2;
+/// Why candidates were rejected: the InvalidReason bits, then out of memory, a missed deadline and the power
+/// cap.
+inline constexpr int kRejectionReasonCount = kInvalidReasonBits + 3;
 inline constexpr int kRejectedOutOfMemory =
     kInvalidReasonBits;  ///< index of PlanResult::rejected: did not fit in HBM
 inline constexpr int kRejectedDeadline =
     kInvalidReasonBits + 1;  ///< index of PlanResult::rejected: trains too slowly
+inline constexpr int kRejectedPowerCap =
+    kInvalidReasonBits + 2;  ///< index of PlanResult::rejected: draws more than PlanRequest::power_cap
 /// The stable key of reason `index` (0..kRejectionReasonCount-1): "heads_indivisible", "out_of_memory", ...;
 /// index k < kInvalidReasonBits is InvalidReason bit 1<<k.
 [[nodiscard]] std::string_view rejection_reason_name(int index);

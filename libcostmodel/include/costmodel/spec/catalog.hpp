@@ -39,6 +39,9 @@ struct Catalog {
   std::vector<TopologyEntry> topologies;
   /// Prediction intervals from the validation residuals (data/intervals.yaml); null when absent.
   std::shared_ptr<const IntervalModel> intervals;
+  /// The lifetime costs beyond parts and energy (data/prices.yaml: facility, support, storage, spares,
+  /// cables), and any buyer's quotes applied over them (io/catalog.hpp apply_price_book()).
+  PriceBook prices;
 
   /// The GPU entry `name` (e.g. "h100-sxm"); throws Error with the closest names if there is none.
   [[nodiscard]] const GpuSpec& gpu(std::string_view name) const;
@@ -57,8 +60,9 @@ struct Catalog {
 };
 
 /// Resolves `training`'s stack: its own name, else `cluster_stack` (a cluster file's `stack:`), else
-/// kDefaultStack; sets TrainingSpec::stack and stack_spec and applies it (apply_stack()), and attaches the
-/// catalog's prediction intervals (TrainingSpec::intervals). Throws Error
+/// kDefaultStack; sets TrainingSpec::stack and stack_spec and applies it (apply_stack()), attaches the
+/// catalog's prediction intervals (TrainingSpec::intervals), and takes the catalog's lifetime costs where
+/// the training sets none (fill_lifetime_costs()). Throws Error
 /// (kInput, field "stack" or the refused knob's key) for an unknown stack or a set knob the stack lacks. A
 /// catalog without stacks leaves `training` unbounded.
 void resolve_stack(TrainingSpec& training, const Catalog& catalog, std::string_view cluster_stack = {});

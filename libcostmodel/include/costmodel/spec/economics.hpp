@@ -7,7 +7,9 @@
 
 #include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "costmodel/units.hpp"
 
@@ -23,9 +25,6 @@ enum class CostBasis {
 /// The basis named `name`, or nullopt.
 [[nodiscard]] std::optional<CostBasis> parse_cost_basis(std::string_view name);
 
-/// Seconds in a year of 365.25 days (amortisation periods are in years).
-inline constexpr double kSecondsPerYear = 365.25 * kSecondsPerDay;
-
 /// Years over which an owned cluster's capex is written off: a common planning figure for GPU servers
 /// (hyperscalers depreciate servers over 5-6 years; a GPU generation is current for about 2-3).
 inline constexpr double kDefaultAmortizationYears = 4.0;
@@ -36,13 +35,63 @@ inline constexpr UsdPerJoule kDefaultElectricity{0.08 / kJoulesPerKwh};
 /// 1.56, large new facilities reach 1.2-1.3, liquid-cooled hyperscale ~1.1.
 inline constexpr double kDefaultPue = 1.3;
 
+/// What owning a cluster costs over its life (DESIGN.md §5 tco_breakdown), USD; the life is
+/// EconomicsSpec::amortization_years.
+struct LifetimeCost {
+  Usd capex;     ///< GPUs, servers and network as bought (Ownership::capex)
+  Usd facility;  ///< the building: EconomicsSpec::facility x rated IT power x the life
+  Usd energy;    ///< drawn at training load for the whole life, times PUE, at the electricity price
+  Usd support;   ///< support_share x capex x years
+  Usd other;     ///< storage, spares and cables: their shares x capex
+  [[nodiscard]] Usd total() const { return capex + facility + energy + support + other; }
+};
+
+/// One quote of a price book (data/prices.yaml; a buyer's own with --prices FILE): what it prices, its value
+/// in SI units, and when and where it was quoted.
+struct PriceQuote {
+  /// gpu, server, rental (per GPU-hour), switch, nic, optics (per port end), scale_up_switch, electricity,
+  /// facility, support, storage, spares, cables.
+  std::string item;
+  std::string name;    ///< the catalog entry a part's quote prices (a GPU, link, switch or scale-up fabric)
+  double value = 0;    ///< SI: USD (parts), USD/s (rental), USD/J, USD/(W s) (facility), or a share
+  std::string date;    ///< when it was quoted, as written (YYYY-MM-DD)
+  std::string source;  ///< who quoted it, or the publication
+  std::string where;   ///< FILE:LINE of the quote, for reports
+};
+
+/// Quotes by item; a later quote of the same item and name replaces an earlier one.
+struct PriceBook {
+  std::vector<PriceQuote> quotes;
+  /// The quote of `item` (and `name`, for parts), or nullptr.
+  [[nodiscard]] const PriceQuote* find(std::string_view item, std::string_view name = {}) const;
+  /// Adds `quote`, replacing one of the same item and name.
+  void put(PriceQuote quote);
+};
+
 /// The cost side of a run: what owning the cluster costs per wall-clock second, and which cost ranks.
+/// The lifetime costs beyond parts and energy (facility, support, storage, spares, cables) are nullopt until
+/// resolve_stack() takes the catalog's price book (data/prices.yaml, and a buyer's --prices); nullopt counts
+/// as 0.
 struct EconomicsSpec {
   CostBasis cost_basis = CostBasis::kOwned;
   double amortization_years = kDefaultAmortizationYears;  ///< capex written off linearly over this, years
   UsdPerJoule electricity = kDefaultElectricity;          ///< price of the energy drawn from the grid
   double pue = kDefaultPue;  ///< facility power / IT power (cooling, power conversion), >= 1
+  /// The building per watt of rated IT power and second: colocation (quoted per kW-month), or a build's cost
+  /// spread over the months it serves.
+  std::optional<UsdPerWattSecond> facility;
+  std::optional<double> support_share;  ///< hardware support per year, a share of capex
+  std::optional<double> storage_share;  ///< the training storage bought with the cluster, a share of capex
+  std::optional<double> spares_share;   ///< spare nodes and parts, a share of capex
+  std::optional<double> cables_share;   ///< cables (DAC, AOC, fibre; unpriced in the bill), a share of capex
+  /// The quotes the values above were taken from (fill_lifetime_costs(), resolve_stack()), for reports;
+  /// a value set by a flag or a file's key has none.
+  std::vector<PriceQuote> quotes;
 };
+
+/// `economics` with each lifetime cost left unset taken from `book` (facility, support, storage, spares,
+/// cables).
+void fill_lifetime_costs(EconomicsSpec& economics, const PriceBook& book);
 
 /// Mean time between unexpected job interruptions per GPU, from Llama 3 405B's pre-training (Dubey et al.
 /// 2024, arXiv 2407.21783, §3.3.4 and Table 5): 419 unexpected interruptions in a 54-day snapshot on 16,384

@@ -98,6 +98,9 @@ struct TrainingField {
 /// Every field, in the order --help lists them.
 [[nodiscard]] const std::vector<TrainingField>& training_fields();
 
+/// Whether the field `key` of `training` was set by the user or the source (TrainingSpec::given).
+[[nodiscard]] bool is_given(const TrainingSpec& training, std::string_view key);
+
 /// Sets `field` of `spec` from `text` (TrainingField::set) and marks it as given (TrainingSpec::given).
 void assign_training_field(TrainingSpec& spec, const TrainingField& field, std::string_view text);
 
