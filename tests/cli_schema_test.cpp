@@ -136,8 +136,8 @@ TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
       "20",   "--gpus-range", "64:128",    "--top", "1"};
   CHECK(csv_header(with(deadline, {"--format", "csv"})) == "rank,gpus," + plan_csv);
   const std::string shape = json_shape(with(deadline, {"--format", "json"}));
-  CHECK(shape.find("gpu_counts[].{gpus,feasible,topology,oversubscription,switches,capex_usd,training_days,"
-                   "cost_usd,fastest_days}\n") != std::string::npos);
+  CHECK(shape.find("gpu_counts[].{gpus,feasible,global_batch,topology,oversubscription,switches,capex_usd,"
+                   "training_days,cost_usd,fastest_days,none_reason}\n") != std::string::npos);
   CHECK(csv_header(with(kEstimate, {"--format", "csv"})) == "key,value");
 }
 

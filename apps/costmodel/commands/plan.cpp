@@ -4,6 +4,8 @@
 // [--pareto [A,B,C]] [--deadline-days D --tokens N --gpus-range A:B]`: every valid parallel configuration
 // (and fabric, and GPU count) ranked; exit 3 when nothing is feasible.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <sstream>
@@ -75,6 +77,11 @@ void add_plan_options(po::options_description& options) {
        "find the cheapest GPU count that trains --tokens within D wall-clock days")  //
       ("gpus-range", po::value<std::string>()->value_name("A:B"),
        "GPU counts searched with --deadline-days (multiples of --gpus-per-node; default 1 node:--gpus)")  //
+      ("global-batch-range", po::value<std::string>()->value_name("A:B"),
+       "global batches (sequences) the search may choose from: per data-parallel degree the largest "
+       "multiple in A:B, and --global-batch if in it")  //
+      ("tokens-per-step-range", po::value<std::string>()->value_name("A:B"),
+       "the same in tokens per step (e.g. 15M:17M), divided by the sequence length")  //
       ("plot", po::value<std::string>()->value_name("FILE.svg"),
        "draw the Pareto front (first objective vs second, marker size = third) as SVG")  //
       ("power-cap", po::value<std::string>()->value_name("MW"),
@@ -82,14 +89,15 @@ void add_plan_options(po::options_description& options) {
        "larger clusters are rejected (over_power_cap)");
 }
 
-std::pair<int, int> parse_range(const std::string& text, const Context& context) {
+std::pair<int, int> parse_range(const std::string& text, const Context& context,
+                                const std::string& flag = "--gpus-range") {
   int a = 0;
   int b = 0;
   char extra = 0;
   if (text.find(':') == std::string::npos || std::sscanf(text.c_str(), "%d:%d%c", &a, &b, &extra) != 2 ||
       a < 1 || b < a) {
-    throw usage_error(context, "--gpus-range", "expected A:B with 1 <= A <= B, not '" + text + "'",
-                      "e.g. --gpus-range 512:4096");
+    throw usage_error(context, flag, "expected A:B with 1 <= A <= B, not '" + text + "'",
+                      "e.g. " + flag + (flag == "--gpus-range" ? " 512:4096" : " 1843:2253"));
   }
   return {a, b};
 }
@@ -148,6 +156,36 @@ PlanRequest read_request(po::variables_map values, const Context& context, Train
   request.space.tp_beyond_node = values.count("tp-beyond-node") > 0;
   request.top_k = positive_int(values, "top", context).value_or(kDefaultTop);
   if (const auto threads = positive_int(values, "threads", context)) request.threads = *threads;
+  const auto batch_range = string_option(values, "global-batch-range");
+  const auto token_range = string_option(values, "tokens-per-step-range");
+  if (batch_range && token_range) {
+    throw usage_error(context, "--tokens-per-step-range", "give either it or --global-batch-range, not both");
+  }
+  if (batch_range) {
+    const auto [a, b] = parse_range(*batch_range, context, "--global-batch-range");
+    request.batch_range = BatchRange{a, b};
+  }
+  if (token_range) {
+    const auto colon = token_range->find(':');
+    double a = 0, b = 0;
+    try {
+      if (colon == std::string::npos) throw Error("expected A:B");
+      a = parse_token_count(token_range->substr(0, colon));
+      b = parse_token_count(token_range->substr(colon + 1));
+    } catch (const Error& e) {
+      throw usage_error(context, "--tokens-per-step-range", e.message(),
+                        "e.g. --tokens-per-step-range 15M:17M");
+    }
+    const double seq = static_cast<double>(request.model.seq_len);
+    const int lo = static_cast<int>(std::ceil(a / seq));
+    const int hi = static_cast<int>(std::floor(b / seq));
+    if (b < a || hi < lo || hi < 1) {
+      throw usage_error(context, "--tokens-per-step-range",
+                        "no whole number of " + std::to_string(request.model.seq_len) +
+                            "-token sequences lies in '" + *token_range + "'");
+    }
+    request.batch_range = BatchRange{std::max(1, lo), hi};
+  }
   if (const auto cap = string_option(values, "power-cap")) {
     try {
       // A bare number is megawatts, the unit facilities are sized in.

@@ -22,11 +22,30 @@ double days_of(const StepEstimate& e) {
   return e.training_time ? e.training_time->value / kSecondsPerDay : std::nan("");
 }
 
+/// "#1 trains at 1920 sequences (15.73M tokens per step), chosen in --global-batch-range 1843:2253": the
+/// batch a search with a batch range chose.
+std::string chosen_batch_note(const PlanResult& result, const PlanRequest& request) {
+  const int batch = result.top.front().strategy.global_batch;
+  const double tokens = static_cast<double>(batch) * static_cast<double>(result.model.seq_len);
+  return "#1 trains at a global batch of " + std::to_string(batch) + " sequences (" +
+         format_number(tokens / 1e6, 4) + "M tokens per step), chosen in " +
+         std::to_string(request.batch_range->min) + ":" + std::to_string(request.batch_range->max) +
+         " sequences";
+}
+
+/// Why no configuration of GPU count `c` fits: no split divides the model, batch and GPUs (or the stack runs
+/// none), those that do need more memory, or those that fit draw more than the power cap.
+std::string why_none(const GpuCountResult& c) {
+  if (c.valid == 0) return "no split divides the layers, heads, batch and GPUs";
+  if (c.over_power_cap > 0) return "over the power cap";
+  return "no split fits in memory";
+}
+
 /// Why GPU count `c` lost to the chosen one, in a few words.
 std::string verdict(const GpuCountResult& c, const GpuCountResult& chosen, const PlanRequest& request) {
   if (c.gpus == chosen.gpus) return "chosen";
   if (!c.best) {
-    if (!c.fastest) return "no split fits in memory";
+    if (!c.fastest) return why_none(c);
     return "misses the deadline: " + format_number(days_of(*c.fastest), 3) + " days at best";
   }
   const Score s = score(*c.best);
@@ -63,7 +82,7 @@ std::string side_note(const std::vector<GpuCountResult>& side, const GpuCountRes
     });
     const std::string who = missed.size() == 1 ? "" : std::to_string(nearest->gpus) + " GPUs need ";
     parts.push_back(counts(missed) + " miss the deadline (" + who +
-                    format_number(days_of(*nearest->fastest), 3) + " days at best)");
+                    format_number(days_of(*nearest->fastest), 4) + " days at best)");
   }
   if (!lost.empty()) {
     const GpuCountResult* nearest = label == "smaller" ? lost.back() : lost.front();
@@ -71,7 +90,20 @@ std::string side_note(const std::vector<GpuCountResult>& side, const GpuCountRes
     parts.push_back(counts(lost) + " meet it at a higher " + std::string(describe(request.objective)) + " (" +
                     who + verdict(*nearest, chosen, request) + ")");
   }
-  if (!none.empty()) parts.push_back(counts(none) + " have no valid split that fits in memory");
+  // The counts where nothing fits, by their real reason (issue 30: divisibility was called memory).
+  std::vector<std::string> reasons;
+  for (const auto& c : none) {
+    if (std::find(reasons.begin(), reasons.end(), why_none(*c)) == reasons.end())
+      reasons.push_back(why_none(*c));
+  }
+  for (const std::string& reason : reasons) {
+    std::vector<const GpuCountResult*> these;
+    for (const auto* c : none) {
+      if (why_none(*c) == reason) these.push_back(c);
+    }
+    parts.push_back(counts(these) + (these.size() == 1 ? " has " : " have ") +
+                    "nothing that runs: " + reason);
+  }
   std::string text = label + " clusters lost: ";
   for (size_t i = 0; i < parts.size(); ++i) text += (i == 0 ? "" : "; ") + parts[i];
   return text;
@@ -89,13 +121,15 @@ Json plan_json(const PlanResult& result) {
     Json count = Json::object();
     count.set("gpus", c.gpus).set("feasible", Json(c.feasible));
     const StepEstimate* b = c.best ? &*c.best : nullptr;
+    count.set("global_batch", b ? Json(b->strategy.global_batch) : Json());
     count.set("topology", b ? Json(std::string(to_string(b->topology))) : Json())
         .set("oversubscription", b ? Json(b->oversubscription) : Json())
         .set("switches", b ? Json(b->switches) : Json())
         .set("capex_usd", b ? Json(b->capex.value) : Json())
         .set("training_days", b ? Json(days_of(*b)) : Json())
         .set("cost_usd", b && b->cost() ? Json(b->cost()->value) : Json())
-        .set("fastest_days", c.fastest ? Json(days_of(*c.fastest)) : Json());
+        .set("fastest_days", c.fastest ? Json(days_of(*c.fastest)) : Json())
+        .set("none_reason", c.best || c.fastest ? Json() : Json(why_none(c)));
     counts.push_back(std::move(count));
   }
   Json rejected = Json::object();
@@ -187,7 +221,13 @@ Table gpu_counts_table(const PlanResult& result, const PlanRequest& request) {
                           b ? Json(b->capex.value) : Json(), b ? Json(days_of(*b)) : Json(),
                           b && b->cost() ? Json(b->cost()->value) : Json(),
                           b ? Json(b->goodput.fraction) : Json(), Json(verdict(*c, chosen, request))});
+    // With a batch range, the batch each count chose (sequences).
+    if (request.batch_range) {
+      table.rows.back().insert(table.rows.back().begin() + 1, b ? Json(b->strategy.global_batch) : Json());
+    }
   }
+  if (request.batch_range)
+    table.columns.insert(table.columns.begin() + 1, Column{"global_batch", "batch", "", 1.0, 6});
   const std::vector<GpuCountResult> smaller(counts.begin(), chosen_at);
   const std::vector<GpuCountResult> larger(chosen_at + 1, counts.end());
   for (const auto& note :
@@ -243,6 +283,7 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
       notes.push_back("#1 step time " + interval + " (data/intervals.yaml, docs/intervals.md)");
   }
   for (const auto& s : result.skipped_topologies) notes.push_back("skipped " + s);
+  if (request.batch_range && !result.top.empty()) notes.push_back(chosen_batch_note(result, request));
 
   const std::string basis = cost_basis_note(request.options.economics, request.cluster.gpu);
   std::vector<Table> tables;
@@ -279,7 +320,12 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
     }
   }
   tables.front().preamble = {
-      cluster, describe_run(result.model, request.training.global_batch, request.options.tokens)};
+      cluster,
+      request.batch_range && !result.top.empty()
+          ? describe_run(result.model, result.top.front().strategy.global_batch, request.options.tokens) +
+                " (#1's batch; searched " + std::to_string(request.batch_range->min) + "-" +
+                std::to_string(request.batch_range->max) + " sequences)"
+          : describe_run(result.model, request.training.global_batch, request.options.tokens)};
   if (pareto) {
     tables.push_back(configurations_table(
         result.pareto, "Pareto front of (" + to_string(request.pareto) + ")", true, deadline));

@@ -24,7 +24,7 @@ constexpr int kMaxSkippedListed = 20;
 
 /// One (GPU count, fabric) pair: its estimator (fabric sized once) and its candidates.
 struct Target {
-  std::unique_ptr<Estimator> estimator;
+  std::shared_ptr<const Estimator> estimator;  // shared by the targets of one fabric and GPU count
   std::shared_ptr<const CandidateSpace> space;
   int count = 0;  // index of its GPU count among those searched
 };
@@ -55,8 +55,10 @@ bool near_before(const Near& a, const Near& b) {
 /// A deadline search's record of one GPU count.
 struct CountRecord {
   std::int64_t feasible = 0;
-  std::optional<Ranked> best;     // by the objective, meeting the deadline
-  std::optional<Ranked> fastest;  // least wall-clock time, fitting in memory
+  std::int64_t valid = 0;           // candidates checked for memory
+  std::int64_t over_power_cap = 0;  // fit in memory, above the power cap
+  std::optional<Ranked> best;       // by the objective, meeting the deadline
+  std::optional<Ranked> fastest;    // least wall-clock time, fitting in memory
 };
 
 /// What one worker found; merged in a fixed way so the result does not depend on the thread count.
@@ -154,6 +156,7 @@ class Search {
         block.recompute_layers = estimator.fewest_recomputed_layers(s);
         if (block.recompute_layers > 0) chosen = &block;
       }
+      if (request_.deadline) ++p.counts[static_cast<size_t>(target.count)].valid;
       MemoryBreakdown memory = estimator.memory(*chosen);
       if (chosen != &s && memory.total > memory.capacity) {
         chosen = &s;
@@ -176,6 +179,7 @@ class Search {
       }
       if (request_.power_cap && r.estimate.power > *request_.power_cap) {
         ++p.rejected[kRejectedPowerCap];
+        if (request_.deadline) ++p.counts[static_cast<size_t>(target.count)].over_power_cap;
         return;
       }
       r.score = score(r.estimate);
@@ -269,6 +273,46 @@ std::string choice_name(const TopologyChoice& choice, const ClusterSpec& cluster
 
 /// Builds one estimator per (GPU count, fabric); fabrics that cannot be built are listed in `skipped`. The
 /// GPU counts searched are written to `gpu_counts`.
+/// One global batch searched at a GPU count, and the data-parallel degrees tried at it (empty: every one).
+struct BatchChoice {
+  int batch = 0;
+  std::vector<int> dp;
+};
+
+/// The global batches searched at `gpus` GPUs: the request's; with a batch range, for each data-parallel
+/// degree of the splits there the largest multiple of it in the range, and of it times the split's pipeline
+/// degree (only that degree tried at them: a smaller batch of the same degree takes more steps and bubbles
+/// for the same tokens), and the request's batch, with every degree, if it lies in the range.
+std::vector<BatchChoice> batches_for(const PlanRequest& request, int gpus, int scale_up_domain) {
+  if (!request.batch_range) return {{request.training.global_batch, request.space.dp}};
+  const BatchRange& range = *request.batch_range;
+  const int base = request.training.global_batch;
+  const bool base_in_range = base >= range.min && base <= range.max;
+  std::vector<BatchChoice> choices;
+  if (base_in_range) choices.push_back({base, request.space.dp});
+  // Every degree divides the GPU count, so a batch of `gpus` sequences rejects no split for divisibility.
+  TrainingSettings probe = request.training;
+  probe.global_batch = gpus;
+  const CandidateSpace any(request.space, request.model, gpus, scale_up_domain, probe);
+  const auto add = [&](int batch, int dp) {
+    if (batch < range.min || batch == base) return;
+    auto at =
+        std::find_if(choices.begin(), choices.end(), [&](const BatchChoice& c) { return c.batch == batch; });
+    if (at == choices.end()) at = choices.insert(choices.end(), {batch, {}});
+    if (std::find(at->dp.begin(), at->dp.end(), dp) == at->dp.end()) at->dp.push_back(dp);
+  };
+  for (const ParallelSplit& split : any.splits()) {
+    if (split.invalid != kValid) continue;
+    add(range.max / split.dp * split.dp, split.dp);
+    // The interleaved schedule needs whole rounds of pipeline stages: micro-batches a multiple of pp
+    // (Megatron-Core's schedules.py), which the largest batch of the degree may not give.
+    const int rounds = split.dp * split.pp;
+    if (split.pp > 1) add(range.max / rounds * rounds, split.dp);
+  }
+  std::sort(choices.begin(), choices.end(), [](const auto& a, const auto& b) { return a.batch < b.batch; });
+  return choices;
+}
+
 std::vector<Target> make_targets(const PlanRequest& request, std::vector<std::string>& skipped,
                                  std::vector<int>& gpu_counts) {
   if (request.deadline) {
@@ -291,17 +335,25 @@ std::vector<Target> make_targets(const PlanRequest& request, std::vector<std::st
     ClusterSpec base = request.cluster;
     base.gpus = gpus;
     if (request.deadline) base.torus_dims.clear();
-    auto space = std::make_shared<const CandidateSpace>(request.space, request.model, gpus,
-                                                        base.scale_up_domain(), request.training);
-    if (space->splits().empty()) continue;
+    std::vector<std::shared_ptr<const CandidateSpace>> spaces;
+    for (const BatchChoice& choice : batches_for(request, gpus, base.scale_up_domain())) {
+      TrainingSettings training = request.training;
+      training.global_batch = choice.batch;
+      SearchSpace searched = request.space;
+      searched.dp = choice.dp;
+      auto space = std::make_shared<const CandidateSpace>(searched, request.model, gpus,
+                                                          base.scale_up_domain(), training);
+      if (!space->splits().empty()) spaces.push_back(std::move(space));
+    }
+    if (spaces.empty()) continue;
     for (const auto& choice : choices) {
       ClusterSpec cluster = base;
       if (choice.kind != cluster.topology) cluster.torus_dims.clear();
       cluster.topology = choice.kind;
       cluster.oversubscription = choice.oversubscription.value_or(base.oversubscription);
       try {
-        targets.push_back({std::make_unique<Estimator>(request.model, cluster, request.options), space,
-                           static_cast<int>(count)});
+        auto estimator = std::make_shared<const Estimator>(request.model, cluster, request.options);
+        for (const auto& space : spaces) targets.push_back({estimator, space, static_cast<int>(count)});
       } catch (const Error& error) {
         if (++skipped_total <= kMaxSkippedListed) {
           std::string what = choice_name(choice, base);
@@ -390,6 +442,8 @@ std::vector<GpuCountResult> merge_counts(const std::vector<Partial>& partials, c
       if (k >= p.counts.size()) continue;
       const CountRecord& record = p.counts[k];
       c.feasible += record.feasible;
+      c.valid += record.valid;
+      c.over_power_cap += record.over_power_cap;
       if (record.best && (!best || before(*record.best, *best))) best = record.best;
       if (record.fastest && (!fastest || faster(*record.fastest, *fastest))) fastest = record.fastest;
     }

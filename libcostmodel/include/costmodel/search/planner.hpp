@@ -42,6 +42,15 @@ struct DeadlineSearch {
   int max_gpus = 0;
 };
 
+/// Global batches the planner may choose from (--global-batch-range, --tokens-per-step-range), in sequences.
+/// For each GPU count it tries, per data-parallel degree of its splits, the largest multiple of that degree
+/// in [min, max] (the fewest steps and pipeline bubbles that degree allows), and TrainingSettings::
+/// global_batch when it lies in the range.
+struct BatchRange {
+  int min = 0;
+  int max = 0;
+};
+
 /// Everything plan() needs. The model's seq_len is the training sequence length.
 struct PlanRequest {
   ModelSpec model;
@@ -66,6 +75,8 @@ struct PlanRequest {
   /// The most rated IT power (GPUs at TDP, servers, fabric: StepEstimate::power) a cluster may draw;
   /// larger ones are rejected (over_power_cap). nullopt: no cap.
   std::optional<Watts> power_cap;
+  /// The global batches the search may choose from; nullopt: TrainingSettings::global_batch only.
+  std::optional<BatchRange> batch_range;
 };
 
 /// Why candidates were rejected: the InvalidReason bits, then out of memory, a missed deadline and the power
@@ -91,6 +102,10 @@ struct RejectedCandidate {
 struct GpuCountResult {
   int gpus = 0;
   std::int64_t feasible = 0;  ///< configurations that fit and meet the deadline
+  /// Candidates whose split divides the model, the batch and the GPUs and that the stack runs (those
+  /// checked for memory); 0: no split exists at this count.
+  std::int64_t valid = 0;
+  std::int64_t over_power_cap = 0;  ///< of those that fit in memory, the ones above PlanRequest::power_cap
   /// The best configuration by the objective among the feasible ones (over every fabric); nullopt if none.
   std::optional<StepEstimate> best;
   /// The least wall-clock time of any configuration that fits in memory, deadline or not; nullopt if none.
