@@ -204,3 +204,125 @@ TEST_CASE("what Megatron-LM cannot run is not exported") {
   REQUIRE(nemo.exit_code == 0);
   CHECK(contains(nemo.out, "trainer.strategy.ddp.overlap_param_gather=true\n"));
 }
+
+namespace {
+
+/// The CLASS.field names of tests/fixtures/torchtitan-config-fields.txt.
+std::set<std::string> torchtitan_fields() {
+  std::ifstream in(std::string(COSTMODEL_TEST_SOURCE_DIR) + "/tests/fixtures/torchtitan-config-fields.txt");
+  std::set<std::string> fields;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.front() != '#') fields.insert(line);
+  }
+  return fields;
+}
+
+/// Every field the export sets, as CLASS.field: `config.training.x =` (TrainingConfig), `config.compile.x =`
+/// (CompileConfig), `config.x =` (Trainer.Config) and the keywords of ParallelismConfig(...).
+std::vector<std::string> torchtitan_assignments(const std::string& text) {
+  std::vector<std::string> set;
+  bool in_parallelism = false;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto first = line.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    const std::string code = line.substr(first);
+    if (in_parallelism) {
+      if (code == ")") {
+        in_parallelism = false;
+      } else {
+        set.push_back("ParallelismConfig." + code.substr(0, code.find('=')));
+      }
+      continue;
+    }
+    if (code.rfind("config.parallelism = ParallelismConfig(", 0) == 0) {
+      in_parallelism = true;
+      set.emplace_back("Trainer.Config.parallelism");
+      continue;
+    }
+    const std::string lhs = code.substr(0, code.find(" = "));
+    if (code.find(" = ") == std::string::npos || lhs.rfind("config.", 0) != 0) continue;
+    const std::string path = lhs.substr(7);
+    if (path.rfind("training.", 0) == 0) {
+      set.push_back("TrainingConfig." + path.substr(9));
+    } else if (path.rfind("compile.", 0) == 0) {
+      set.push_back("CompileConfig." + path.substr(8));
+    } else {
+      set.push_back("Trainer.Config." + path);
+    }
+  }
+  return set;
+}
+
+}  // namespace
+
+TEST_CASE("--format torchtitan writes a Python configuration of torchtitan's own fields") {
+  // torchtitan @b5bcd76c runs Python functions returning Trainer.Config (torchtitan/config/README.md).
+  const auto run =
+      run_cli({"estimate", "--model",     "llama3-70b", "--gpu",     "h100-sxm",  "--gpus",
+               "1024",     "--stack",     "torchtitan", "--tp",      "8",         "--pp",
+               "4",        "--vpp",       "2",          "--dp",      "32",        "--zero",
+               "3",        "--recompute", "full",       "--seq-len", "8192",      "--global-batch",
+               "1024",     "--tokens",    "15T",        "--format",  "torchtitan"});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  const std::set<std::string> known = torchtitan_fields();
+  REQUIRE(known.size() > 40);
+  const std::vector<std::string> assigned = torchtitan_assignments(run.out);
+  REQUIRE(assigned.size() > 10);
+  for (const std::string& field : assigned) CHECK_MESSAGE(known.count(field) == 1, field);
+  // 80 layers in 4 x 2 stages of 10; 1,024 / 32 = 32 micro-batches of 1; 15T / (1,024 x 8,192) =
+  // 1,788,139.4 -> 1,788,140 steps; FSDP2 over 32 ranks resharding after forward (ZeRO-3).
+  for (const char* expected :
+       {"from torchtitan.models.llama3.config_registry import llama3_70b\n", "    config = llama3_70b()\n",
+        "        pipeline_parallel_schedule=\"Interleaved1F1B\",\n",
+        "        pipeline_parallel_layers_per_stage=10,\n", "        num_pp_microbatches=32,\n",
+        "    config.training.steps = 1788140\n", "        data_parallel_shard_degree=32,\n",
+        "        fsdp_reshard_after_forward=\"always\",\n",
+        "    config.activation_checkpoint = FullAC.Config()\n"}) {
+    CHECK_MESSAGE(contains(run.out, expected), expected);
+  }
+  // Python reads it (Debian's interpreter, when there is one).
+  if (std::filesystem::exists("/usr/bin/python3")) {
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "costmodel-torchtitan-export.py").string();
+    std::ofstream(path) << run.out;
+    const auto parsed =
+        run_program("/usr/bin/python3", {"-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())", path});
+    CHECK_MESSAGE(parsed.exit_code == 0, parsed.err);
+    std::filesystem::remove(path);
+  }
+
+  // Meta's uneven 405B stages (7 + 14 x 8 + 7 layers): torchtitan's 126 + 1 + 1 effective layers in 16 stages
+  // of 8, the first and last one layer short.
+  const auto uneven = run_cli({"estimate",    "--model",
+                               "llama3-405b", "--gpu",
+                               "h100-sxm",    "--gpus",
+                               "16384",       "--stack",
+                               "torchtitan",  "--tp",
+                               "8",           "--pp",
+                               "16",          "--dp",
+                               "128",         "--first-stage-layers",
+                               "7",           "--last-stage-layers",
+                               "7",           "--zero",
+                               "3",           "--recompute",
+                               "full",        "--global-batch",
+                               "2048",        "--format",
+                               "torchtitan"});
+  REQUIRE_MESSAGE(uneven.exit_code == 0, uneven.err);
+  CHECK(contains(uneven.out,
+                 "        pipeline_parallel_layers_per_stage=8,\n"
+                 "        pipeline_parallel_first_stage_less_layers=1,\n"
+                 "        pipeline_parallel_last_stage_less_layers=1,\n"));
+
+  // Only torchtitan plans of models torchtitan ships.
+  const auto other =
+      run_cli({"estimate", "--model", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "1024", "--tp", "8",
+               "--pp", "4", "--dp", "32", "--zero", "1", "--format", "torchtitan"});
+  CHECK(other.exit_code == 2);
+  CHECK(contains(other.err, "is not a torchtitan run"));
+  const auto gpt3 = run_cli({"estimate", "--model", "gpt3-175b", "--gpu", "h100-sxm", "--gpus", "1024",
+                             "--stack", "torchtitan", "--tp", "8", "--pp", "8", "--dp", "16", "--zero", "3",
+                             "--format", "torchtitan"});
+  CHECK(gpt3.exit_code == 2);
+  CHECK(contains(gpt3.err, "torchtitan ships no configuration of gpt3-175b"));
+}

@@ -20,10 +20,13 @@ namespace costmodel::cli {
 void add_output_options(po::options_description& options, bool launch, bool html) {
   std::string formats = "table|csv|json|markdown";
   if (html) formats += "|html";
-  if (launch) formats += "|megatron|nemo";
+  if (launch) formats += "|megatron|nemo|torchtitan";
   if (html) formats += " (html: a self-contained page";
-  if (launch)
-    formats += std::string(html ? "; " : " (") + "megatron|nemo: Megatron-LM arguments, NeMo 2 overrides";
+  if (launch) {
+    formats +=
+        std::string(html ? "; " : " (") +
+        "megatron|nemo|torchtitan: Megatron-LM arguments, NeMo 2 overrides, a torchtitan configuration";
+  }
   if (html || launch) formats += ")";
   options.add_options()                                                                   //
       ("format", po::value<std::string>()->default_value("table")->value_name("FORMAT"),  //
@@ -38,7 +41,7 @@ OutputOptions read_output_options(const po::variables_map& values, const Context
   if (const auto name = string_option(values, "format")) {
     std::vector<std::string> known = {"table", "csv", "json", "markdown"};
     if (html) known.emplace_back("html");
-    if (launch) known.insert(known.end(), {"megatron", "nemo"});
+    if (launch) known.insert(known.end(), {"megatron", "nemo", "torchtitan"});
     const auto format = parse_format(*name);
     const bool refused = format && ((!launch && is_launch(*format)) || (!html && *format == Format::kHtml));
     if (!format || refused) {

@@ -435,14 +435,19 @@ void configuration_sections(Page& page, const StepEstimate& e, const ModelSpec& 
   page.table(goodput_table(e), "goodput-table");
 
   page.section("Launch arguments", "launch");
+  // The framework of the configuration's stack: torchtitan's configuration, else Megatron-LM's arguments.
+  const bool torchtitan = options.stack == "torchtitan";
+  const std::string framework = torchtitan ? "torchtitan configuration" : "Megatron-LM arguments";
   std::ostringstream launch;
   try {
-    write_launch(launch, {e}, model, cluster, Format::kMegatron, options);
+    write_launch(launch, {e}, model, cluster, torchtitan ? Format::kTorchtitan : Format::kMegatron, options);
     page.paragraph(
-        "Megatron-LM arguments of this configuration; paste them after `torchrun ... pretrain_gpt.py`.");
+        torchtitan ? "The torchtitan configuration of this plan (a Python module; run it as its header says)."
+                   : "Megatron-LM arguments of this configuration; paste them after `torchrun ... "
+                     "pretrain_gpt.py`.");
     page.code(launch.str());
   } catch (const Error& error) {
-    page.paragraph(std::string("no Megatron-LM arguments: ") + error.what());
+    page.paragraph("no " + framework + ": " + error.what());
   }
 
   page.section("Evidence: the model on published runs like this one", "evidence");

@@ -2,6 +2,7 @@
 #include "costmodel/report/launch.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <sstream>
 #include <string_view>
@@ -294,8 +295,184 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
   return out.str();
 }
 
+namespace {
+
+/// torchtitan's own configuration of a catalog model: the module and function of its config registry
+/// (pytorch/torchtitan @b5bcd76c torchtitan/models/*/config_registry.py), and the Llama 3 flavour its
+/// model_registry() takes (for FP8 converters).
+struct TorchtitanModel {
+  std::string_view model;
+  std::string_view module;
+  std::string_view function;
+  std::string_view llama3_flavor;  ///< empty: not Llama 3
+};
+
+constexpr std::array<TorchtitanModel, 5> kTorchtitanModels{{
+    {"llama3-8b", "torchtitan.models.llama3.config_registry", "llama3_8b", "8B"},
+    {"llama3-70b", "torchtitan.models.llama3.config_registry", "llama3_70b", "70B"},
+    {"llama3-405b", "torchtitan.models.llama3.config_registry", "llama3_405b", "405B"},
+    {"deepseek-v3", "torchtitan.models.deepseek_v3.config_registry", "deepseek_v3_671b", ""},
+    {"gpt-oss-120b", "torchtitan.models.gpt_oss.config_registry", "gpt_oss_120b", ""},
+}};
+
+[[noreturn]] void refuse_torchtitan(const std::string& why, const std::string& hint = {}) {
+  throw Error(ErrorLocation{}, "--format", why, hint);
+}
+
+/// "costmodel_llama3_70b_4096gpus_1": a Python name for the function of configuration `rank` (1-based).
+std::string function_name(const TorchtitanModel& m, const StepEstimate& e, size_t rank) {
+  return "costmodel_" + std::string(m.function) + "_" + std::to_string(e.gpus) + "gpus_" +
+         std::to_string(rank);
+}
+
+/// One function returning the Trainer.Config of `e`.
+std::string torchtitan_function(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& cluster,
+                                const EstimateOptions& options, const TorchtitanModel& m, size_t rank) {
+  const Strategy& st = e.strategy;
+  const bool uneven = st.first_stage_layers > 0 || st.last_stage_layers > 0;
+  if (uneven && st.vpp > 1) {
+    refuse_torchtitan("uneven stages with the interleaved schedule are not exported to torchtitan",
+                      "pin even stages or --vpp 1");
+  }
+  if (model.is_moe() && st.expert_tp() > 1) {
+    refuse_torchtitan("torchtitan shards experts over expert and data parallelism, never tensor parallelism",
+                      "plan with --etp 1");
+  }
+  if (st.dtype == Dtype::kFp8 && m.llama3_flavor.empty()) {
+    refuse_torchtitan("the torchtitan export states FP8 (Float8LinearConverter) for Llama 3 only");
+  }
+  if (st.dtype == Dtype::kFp16) refuse_torchtitan("torchtitan trains in bf16 or fp32 (TrainingConfig.dtype)");
+  // EP borrows its ranks from FSDP, CP and TP: dp_shard x cp x tp = efsdp x ep (configs.py,
+  // ParallelismConfig.expert_parallel_degree).
+  const int dense_ranks = (st.zero == 0 ? 1 : st.dp) * st.cp * st.tp;
+  if (model.is_moe() && dense_ranks % st.ep != 0) {
+    refuse_torchtitan("torchtitan needs expert parallelism (" + std::to_string(st.ep) +
+                      ") to divide data-parallel shards x cp x tp (" + std::to_string(dense_ranks) + ")");
+  }
+  const std::int64_t seq = model.seq_len;
+  const int stages = st.pp * st.vpp;
+  std::ostringstream out;
+  out << "def " << function_name(m, e, rank) << "() -> Trainer.Config:\n"
+      << "    " << headline(e, model, cluster) << '\n'
+      << "    config = " << m.function << "()\n";
+  if (st.dtype == Dtype::kFp8) {
+    out << "    config.model_spec = model_registry(\n        \"" << m.llama3_flavor
+        << "\",\n        "
+           "converters=[Float8LinearConverter.Config(model_compile_enabled=config.compile.enable)],\n"
+           "    )\n";
+  }
+  // Batch: tokens per micro-batch and data-parallel rank, and per step (torchtitan/config/configs.py
+  // TrainingConfig), so that gradient accumulation is global / (dp x micro-batch) as planned.
+  out << "    config.training.num_tokens_per_microbatch_per_dp_rank = " << st.micro_batch << " * " << seq
+      << '\n'
+      << "    config.training.num_tokens_per_train_step = " << st.global_batch << " * " << seq << '\n'
+      << "    config.training.max_context_length = " << seq << '\n';
+  if (options.tokens) {
+    const double per_step = static_cast<double>(st.global_batch) * static_cast<double>(seq);
+    out << "    config.training.steps = " << static_cast<long long>(std::ceil(*options.tokens / per_step))
+        << '\n';
+  }
+  // FSDP2 shards over dp (ZeRO-3 reshards after forward, ZeRO-2 keeps the parameters); DDP replicates
+  // (ZeRO-0).
+  const bool replicate = st.zero == 0;
+  out << "    config.parallelism = ParallelismConfig(\n"
+      << "        data_parallel_replicate_degree=" << (replicate ? st.dp : 1) << ",\n"
+      << "        data_parallel_shard_degree=" << (replicate ? 1 : st.dp) << ",\n";
+  if (!replicate)
+    out << "        fsdp_reshard_after_forward=\"" << (st.zero == 3 ? "always" : "never") << "\",\n";
+  out << "        tensor_parallel_degree=" << st.tp << ",\n"
+      << "        enable_sequence_parallel=" << (st.sequence_parallel && st.tp > 1 ? "True" : "False")
+      << ",\n"
+      << "        pipeline_parallel_degree=" << st.pp << ",\n";
+  if (st.pp > 1) {
+    // torchtitan's virtual stages are ceil((layers + first_less + last_less) / layers_per_stage), each of
+    // layers_per_stage effective layers, the first and last short of first_less and last_less
+    // (torchtitan/distributed/pipeline_parallel.py): r layers per middle stage, r - f and r - l less on the
+    // ends give the plan's f and l (0: as the middle ones).
+    int per_stage = model.layers / stages;
+    int first_less = 0;
+    int last_less = 0;
+    if (uneven) {
+      const int f = st.first_stage_layers, l = st.last_stage_layers;
+      const int ends = (f > 0 ? 1 : 0) + (l > 0 ? 1 : 0);
+      per_stage = (model.layers - f - l) / std::max(1, st.pp - ends);
+      if (st.pp == 2) per_stage = std::max(f, l);
+      first_less = f > 0 ? per_stage - f : 0;
+      last_less = l > 0 ? per_stage - l : 0;
+      if (first_less < 0 || last_less < 0) {
+        refuse_torchtitan("torchtitan gives the first and last stage at most the middle stages' layers",
+                          "pin a layout whose end stages are the lighter ones");
+      }
+    }
+    out << "        pipeline_parallel_schedule=\"" << (st.vpp > 1 ? "Interleaved1F1B" : "1F1B") << "\",\n"
+        << "        pipeline_parallel_layers_per_stage=" << per_stage << ",\n"
+        << "        pipeline_parallel_first_stage_less_layers=" << first_less << ",\n"
+        << "        pipeline_parallel_last_stage_less_layers=" << last_less << ",\n"
+        << "        num_pp_microbatches=" << st.micro_batches() << ",\n";
+  }
+  out << "        context_parallel_degree=" << st.cp << ",\n";
+  if (model.is_moe()) out << "        expert_parallel_degree=" << st.ep << ",\n";
+  out << "    )\n";
+  // torchtitan's full activation checkpointing recomputes every block; its SelectiveAC saves per op, not the
+  // attention core only, and the torchtitan stack does not propose it.
+  out << "    config.activation_checkpoint = "
+      << (st.recompute == Recompute::kFull ? "FullAC.Config()" : "None") << '\n';
+  if (tp_comm_overlapped(st, options, st.tp <= cluster.scale_up_domain())) {
+    // Async TP pipelines the collectives with the GEMMs; torchtitan builds it with torch.compile.
+    out << "    config.compile.enable = True\n    config.compile.enable_async_tensor_parallel = True\n";
+  }
+  out << "    return config\n";
+  return out.str();
+}
+
+}  // namespace
+
+std::string torchtitan_config(const std::vector<StepEstimate>& estimates, const ModelSpec& model,
+                              const ClusterSpec& cluster, const EstimateOptions& options) {
+  if (options.stack != "torchtitan") {
+    refuse_torchtitan("a plan of stack '" +
+                          (options.stack.empty() ? std::string("megatron-core") : options.stack) +
+                          "' is not a torchtitan run",
+                      "plan it with --stack torchtitan");
+  }
+  const auto known = std::find_if(kTorchtitanModels.begin(), kTorchtitanModels.end(),
+                                  [&](const TorchtitanModel& m) { return m.model == model.name; });
+  if (known == kTorchtitanModels.end()) {
+    refuse_torchtitan("torchtitan ships no configuration of " + model.name,
+                      "it has llama3-8b, llama3-70b, llama3-405b, deepseek-v3 and gpt-oss-120b");
+  }
+  std::vector<std::string> functions;
+  for (size_t k = 0; k < estimates.size(); ++k)
+    functions.push_back(torchtitan_function(estimates[k], model, cluster, options, *known, k + 1));
+  const ClusterSpec c = estimates.empty() ? cluster : cluster_of(estimates.front(), cluster);
+  const int nodes = std::max(1, c.gpus / std::max(1, c.gpus_per_node));
+  std::ostringstream out;
+  out << "# costmodel: torchtitan configurations (pytorch/torchtitan @b5bcd76c, "
+         "torchtitan/config/README.md).\n"
+      << "# Save as a module on PYTHONPATH (e.g. costmodel_runs.py) and start each of the " << nodes
+      << " nodes with\n#   NGPU=" << c.gpus_per_node << " MODULE=costmodel_runs CONFIG="
+      << (estimates.empty() ? std::string("...") : function_name(*known, estimates.front(), 1))
+      << " ./run_train.sh\n"
+      << "from torchtitan.config import ParallelismConfig\n"
+      << "from torchtitan.distributed.activation_checkpoint import FullAC\n"
+      << "from torchtitan.trainer import Trainer\n"
+      << "from " << known->module << " import " << known->function << '\n';
+  const bool fp8 = std::any_of(estimates.begin(), estimates.end(),
+                               [](const StepEstimate& e) { return e.strategy.dtype == Dtype::kFp8; });
+  if (fp8) {
+    out << "from torchtitan.components.quantization import Float8LinearConverter\n"
+        << "from torchtitan.models.llama3 import model_registry\n";
+  }
+  for (const std::string& f : functions) out << "\n\n" << f;
+  return out.str();
+}
+
 void write_launch(std::ostream& out, const std::vector<StepEstimate>& estimates, const ModelSpec& model,
                   const ClusterSpec& cluster, Format format, const EstimateOptions& options) {
+  if (format == Format::kTorchtitan) {
+    out << torchtitan_config(estimates, model, cluster, options);
+    return;
+  }
   for (size_t k = 0; k < estimates.size(); ++k) {
     if (k > 0) out << '\n';
     out << (format == Format::kNemo ? nemo_overrides(estimates[k], model, cluster, options)

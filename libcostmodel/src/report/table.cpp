@@ -15,7 +15,7 @@ namespace costmodel {
 
 namespace {
 
-constexpr std::array<std::pair<Format, std::string_view>, 7> kFormatNames{{
+constexpr std::array<std::pair<Format, std::string_view>, 8> kFormatNames{{
     {Format::kTable, "table"},
     {Format::kCsv, "csv"},
     {Format::kJson, "json"},
@@ -23,6 +23,7 @@ constexpr std::array<std::pair<Format, std::string_view>, 7> kFormatNames{{
     {Format::kMegatron, "megatron"},
     {Format::kNemo, "nemo"},
     {Format::kHtml, "html"},
+    {Format::kTorchtitan, "torchtitan"},
 }};
 
 // ---------------------------------------------------------------------------------------------------
@@ -347,6 +348,7 @@ void write_table_as(std::ostream& out, const Table& table, Format format) {
       return;
     case Format::kMegatron:
     case Format::kNemo:
+    case Format::kTorchtitan:
       return;  // refused by write_table()
   }
 }

@@ -24,6 +24,17 @@ namespace costmodel {
 [[nodiscard]] std::string megatron_arguments(const StepEstimate& estimate, const ModelSpec& model,
                                              const ClusterSpec& cluster, const EstimateOptions& options = {});
 
+/// torchtitan's configuration of `estimates` (pytorch/torchtitan @b5bcd76c: a run is a Python function that
+/// returns a Trainer.Config, torchtitan/config/README.md; the `--section.option` flags are frozen and TOML
+/// files are gone): a module whose functions, one per estimate, start from torchtitan's own configuration of
+/// the model (torchtitan/models/<family>/config_registry.py) and set its parallelism, batch, sequence,
+/// steps, activation checkpointing, async TP and FP8. Throws Error (kInput, field "--format") for a plan of
+/// another stack, a model torchtitan does not ship, and what the export cannot state: uneven stages,
+/// tensor-parallel experts, FP8 outside Llama 3.
+[[nodiscard]] std::string torchtitan_config(const std::vector<StepEstimate>& estimates,
+                                            const ModelSpec& model, const ClusterSpec& cluster,
+                                            const EstimateOptions& options = {});
+
 /// The NeMo 2 recipe overrides of `estimate` (trainer.strategy.*, data.*, model.config.*), one per line.
 /// Throws Error as megatron_arguments() for what NeMo's Megatron-Core cannot run.
 [[nodiscard]] std::string nemo_overrides(const StepEstimate& estimate, const ModelSpec& model,

@@ -21,8 +21,8 @@ namespace costmodel {
 /// Output formats (DESIGN.md §3): every command has table, csv, json and markdown; plan and estimate also
 /// write launch arguments: megatron (Megatron-LM / Megatron-Core flags) and nemo (NeMo 2 recipe overrides);
 /// plan, estimate and scenario also write html (a self-contained page, report/html.hpp).
-enum class Format { kTable, kCsv, kJson, kMarkdown, kMegatron, kNemo, kHtml };
-/// "table", "csv", "json", "markdown", "megatron", "nemo", "html".
+enum class Format { kTable, kCsv, kJson, kMarkdown, kMegatron, kNemo, kHtml, kTorchtitan };
+/// "table", "csv", "json", "markdown", "megatron", "nemo", "html", "torchtitan".
 [[nodiscard]] std::string_view to_string(Format format);
 /// The format named `name`, or nullopt.
 [[nodiscard]] std::optional<Format> parse_format(std::string_view name);
@@ -32,7 +32,7 @@ enum class Format { kTable, kCsv, kJson, kMarkdown, kMegatron, kNemo, kHtml };
 }
 /// Megatron-LM arguments or NeMo overrides of a configuration (plan and estimate only).
 [[nodiscard]] constexpr bool is_launch(Format format) {
-  return format == Format::kMegatron || format == Format::kNemo;
+  return format == Format::kMegatron || format == Format::kNemo || format == Format::kTorchtitan;
 }
 
 /// The version of the machine formats' keys (json, csv): every JSON document and CSV table carries it as
