@@ -75,7 +75,7 @@ const std::string kConfiguration =
     "energy_usd,run_cost_usd,lifetime_tco_usd,tco_breakdown,power_at_load_w,goodput,ideal_days,interruptions,"
     "unplanned_interruptions,planned_interruptions,interruptions_per_day,cluster_mtbf_s,"
     "planned_mtbf_s,"
-    "checkpoint_time_s,checkpoint_interval_s,gpus,"
+    "checkpoint_time_s,checkpoint_interval_s,checkpoint_interval_floor_s,gpus,"
     "parameters,active_parameters,cluster,schema_version}\n";
 const std::string kBreakdown =
     "{compute_s,tp_comm_s,cp_comm_s,ep_comm_s,pp_comm_s,pp_bubble_s,dp_comm_s,dp_comm_exposed_s,optimizer_s,"

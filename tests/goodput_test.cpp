@@ -194,3 +194,39 @@ TEST_CASE("checkpoint bytes: BLOOM-176B's 2.3 TB with optimizer states") {
   CHECK(g.checkpoint_bytes.value / 1e12 == doctest::Approx(2.3).epsilon(0.08));
   CHECK(parameters * 2.0 / 1073741824.0 == doctest::Approx(329.0).epsilon(0.03));
 }
+
+TEST_CASE(
+    "the checkpoint interval never falls below its floor: one step, one asynchronous write, the operator's") {
+  const ClusterSpec cluster = h100(16384);
+  const double parameters = 405e9;
+  ReliabilitySpec reliability;
+  reliability.async_checkpoint = true;
+  // Asynchronous: the stall is the GPU->host copy, so Young/Daly asks for checkpoints seconds apart; the next
+  // save waits for the previous write to storage, which is the floor.
+  const Goodput async = goodput(parameters, cluster, reliability);
+  CHECK(async.checkpoint_floor.value == doctest::Approx(async.checkpoint_write.value));
+  CHECK(async.checkpoint_interval >= async.checkpoint_floor);
+  // An operator's floor of 30 minutes binds, and costs goodput: more work lost per interruption.
+  reliability.checkpoint_floor = Seconds(1800.0);
+  const Goodput floored = goodput(parameters, cluster, reliability);
+  CHECK(floored.checkpoint_floor.value == 1800.0);
+  CHECK(floored.checkpoint_interval.value == 1800.0);
+  CHECK(floored.fraction < async.fraction);
+
+  // One training step: a step longer than Young/Daly's interval sets the interval, and goodput follows it.
+  reliability.checkpoint_floor.reset();
+  EstimateOptions options;
+  options.tokens = 1e12;
+  options.reliability = reliability;
+  Goodput g = goodput(parameters, cluster, reliability);
+  StepEstimate e;
+  e.step_time = Seconds(g.checkpoint_interval.value * 3.0);
+  e.tokens_per_s = 1e6;
+  apply_economics(e, g, Ownership{}, options);
+  CHECK(e.goodput.checkpoint_floor == e.step_time);
+  CHECK(e.goodput.checkpoint_interval == e.step_time);
+  CHECK(e.goodput.fraction ==
+        doctest::Approx(daly_goodput(e.step_time, g.checkpoint_time, g.restart_cost, g.cluster_mtbf) *
+                        g.planned_factor));
+  CHECK(e.goodput.fraction < g.fraction);
+}

@@ -59,14 +59,23 @@ void apply_economics(StepEstimate& e, const Goodput& goodput, const Ownership& o
   e.power_at_load = ownership.power_at_load;
   e.lifetime = ownership.lifetime;
   e.goodput = goodput;
+  // Checkpoints fall between steps: the interval is at least one (a rare case: a cheap asynchronous
+  // checkpoint and a slow step), and goodput follows it.
+  e.goodput.checkpoint_floor = std::max(goodput.checkpoint_floor, e.step_time);
+  if (goodput.checkpoint_interval < e.step_time) {
+    e.goodput.checkpoint_interval = e.step_time;
+    e.goodput.fraction =
+        daly_goodput(e.step_time, goodput.checkpoint_time, goodput.restart_cost, goodput.cluster_mtbf) *
+        goodput.planned_factor;
+  }
   e.cost_basis = options.economics.cost_basis;
   e.owned_rate = ownership.owned_rate;
   e.rental_rate = ownership.rental_rate;
   if (!options.tokens || !(e.tokens_per_s > 0.0)) return;
   const Seconds ideal(*options.tokens / e.tokens_per_s);
   // Daly's wall-clock time per unit of useful time is 1 / goodput; 0 goodput never finishes (+infinity).
-  const Seconds wall(goodput.fraction > 0.0 ? ideal.value / goodput.fraction
-                                            : std::numeric_limits<double>::infinity());
+  const double fraction = e.goodput.fraction;
+  const Seconds wall(fraction > 0.0 ? ideal.value / fraction : std::numeric_limits<double>::infinity());
   e.ideal_time = ideal;
   e.training_time = wall;
   e.interruptions = expected_interruptions(wall, goodput.cluster_mtbf);

@@ -56,9 +56,11 @@ Goodput goodput(double parameters, const ClusterSpec& cluster, const Reliability
   }
   g.checkpoint_interval =
       reliability.checkpoint_interval.value_or(young_daly_interval(g.checkpoint_time, g.cluster_mtbf));
-  if (async) {
-    g.checkpoint_interval = std::max(g.checkpoint_interval, g.checkpoint_write);
-  }
+  // The next asynchronous save waits for the previous write (PyTorch DCP async_save's future, Megatron-LM's
+  // --async-save finalising the previous save first); an operator may allow no less than a floor.
+  g.checkpoint_floor = std::max(async ? g.checkpoint_write : Seconds(0.0),
+                                reliability.checkpoint_floor.value_or(Seconds(0.0)));
+  g.checkpoint_interval = std::max(g.checkpoint_interval, g.checkpoint_floor);
   g.fraction = daly_goodput(g.checkpoint_interval, g.checkpoint_time, g.restart_cost, g.cluster_mtbf);
   // Planned interruptions (ReliabilitySpec::planned_gpu_mtbf) lose no work: each takes a checkpoint and a
   // restart, R + C of wall-clock time every M_p of it, so the useful share falls by (R + C) / M_p.
@@ -67,7 +69,8 @@ Goodput goodput(double parameters, const ClusterSpec& cluster, const Reliability
                        : Seconds(kInfinity);
   if (std::isfinite(g.planned_mtbf.value)) {
     const double lost = (reliability.restart_time.value + g.checkpoint_time.value) / g.planned_mtbf.value;
-    g.fraction *= std::max(0.0, 1.0 - lost);
+    g.planned_factor = std::max(0.0, 1.0 - lost);
+    g.fraction *= g.planned_factor;
   }
   return g;
 }

@@ -320,7 +320,8 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("cluster_mtbf_s", finite_seconds(e.goodput.cluster_mtbf))
       .set("planned_mtbf_s", finite_seconds(e.goodput.planned_mtbf))
       .set("checkpoint_time_s", e.goodput.checkpoint_time.value)
-      .set("checkpoint_interval_s", finite_seconds(e.goodput.checkpoint_interval));
+      .set("checkpoint_interval_s", finite_seconds(e.goodput.checkpoint_interval))
+      .set("checkpoint_interval_floor_s", e.goodput.checkpoint_floor.value);
   const ParameterCount parameters = count_parameters(model);
   const ClusterSpec cluster = cluster_of(e, base);
   o.set("gpus", cluster.gpus)
@@ -552,6 +553,7 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   row("  checkpoint stall (s)", g.checkpoint_time.value);
   if (std::isfinite(g.checkpoint_interval.value))
     row("  checkpoint interval (min)", g.checkpoint_interval.value / kSecondsPerMinute);
+  row("  its floor (min)", g.checkpoint_floor.value / kSecondsPerMinute);
   if (e.cost()) {
     row(e.cost_basis == CostBasis::kOwned ? "cost = TCO, owned (USD)" : "cost = GPU rental (USD)",
         e.cost()->value);

@@ -373,10 +373,12 @@ Table goodput_table(const StepEstimate& e) {
   row("checkpoint stall", g.checkpoint_time.value, "s");
   if (std::isfinite(g.checkpoint_interval.value))
     row("checkpoint interval used", g.checkpoint_interval.value, "s");
+  row("  its floor: one step, one asynchronous write, --checkpoint-floor", g.checkpoint_floor.value, "s");
   t.notes = {
       "each unplanned interruption loses the work since the last checkpoint and a restart; each planned "
       "one checkpoints first and loses the restart only",
-      "checkpoint interval: Young/Daly's sqrt(2 C M) unless given (Young 1974; Daly 2006)"};
+      "checkpoint interval: Young/Daly's sqrt(2 C M) unless given (Young 1974; Daly 2006), never below its "
+      "floor"};
   return t;
 }
 

@@ -341,6 +341,14 @@ const std::vector<TrainingField>& training_fields() {
          spec.reliability.checkpoint_interval =
              text == "auto" ? std::nullopt : std::optional<Seconds>(positive_time(text));
        }},
+      {"checkpoint_floor", "checkpoint-floor",
+       "the least time between checkpoints an operator allows (storage retention, policy), e.g. 30min; the "
+       "interval is also at least one step and, asynchronous, one write [none]",
+       false,
+       [](TrainingSpec& spec, std::string_view text) {
+         spec.reliability.checkpoint_floor =
+             text == "none" ? std::nullopt : std::optional<Seconds>(positive_time(text));
+       }},
       {"async_checkpoint", "async-checkpoint",
        "asynchronous checkpoints (only the GPU->host copy blocks): on|off [off]", false,
        [](TrainingSpec& spec, std::string_view text) { spec.reliability.async_checkpoint = on_off(text); }},

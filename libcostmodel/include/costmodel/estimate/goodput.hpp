@@ -26,7 +26,13 @@ struct Goodput {
   Bytes checkpoint_bytes;    ///< one checkpoint: parameters x kCheckpointBytesPerParameter, written once
   Seconds checkpoint_write;  ///< checkpoint_bytes over the nodes' aggregate checkpoint bandwidth
   Seconds checkpoint_time;   ///< what one checkpoint stalls training: the write, or the async snapshot copy
-  Seconds checkpoint_interval;  ///< training time between checkpoints (Young/Daly unless pinned)
+  Seconds
+      checkpoint_interval;  ///< training time between checkpoints (Young/Daly unless pinned), >= the floor
+  /// The least interval: ReliabilitySpec::checkpoint_floor, one training step (checkpoints are taken between
+  /// steps: Megatron-LM's --save-interval and torchtitan's checkpoint.interval count steps) and, with
+  /// asynchronous checkpoints, one write (the next save waits for the previous one).
+  Seconds checkpoint_floor;
+  double planned_factor = 1.0;  ///< the share planned interruptions leave (1 - (R + C) / M_planned)
   /// Lost per interruption besides the work since the checkpoint: the restart time, plus (asynchronous
   /// checkpoints) the expected write still in flight, whose checkpoint is then lost.
   Seconds restart_cost;

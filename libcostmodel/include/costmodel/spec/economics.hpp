@@ -124,6 +124,9 @@ struct ReliabilitySpec {
   Seconds restart_time = kDefaultRestartTime;  ///< lost to each interruption besides the lost work
   /// Useful training time between checkpoints; nullopt: the Young/Daly optimum sqrt(2 C M).
   std::optional<Seconds> checkpoint_interval;
+  /// The least interval an operator allows (storage retention, policy); nullopt: none beyond the physical
+  /// ones (one training step; with asynchronous checkpoints, one write to storage).
+  std::optional<Seconds> checkpoint_floor;
   /// Asynchronous checkpointing (PyTorch DCP async_save, Megatron-LM --async-save): training stalls only for
   /// the copy of each GPU's state to host memory; the write to storage proceeds in the background.
   bool async_checkpoint = false;
