@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog_fixture.hpp"
 #include "cli_runner.hpp"
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
@@ -16,8 +17,7 @@ namespace costmodel::test {
 namespace {
 
 const Catalog& catalog() {
-  static const Catalog c = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
-  return c;
+  return source_catalog();
 }
 
 /// Llama 3 70B, 15T tokens of 8,192, on H100 with a 30-day deadline over 7,360-8,192 GPUs: the issue's

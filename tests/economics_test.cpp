@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "catalog_fixture.hpp"
 #include "costmodel/error.hpp"
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/io/catalog.hpp"
@@ -17,14 +18,11 @@ using namespace costmodel;
 namespace {
 
 const Catalog& catalog() {
-  static const Catalog c = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
-  return c;
+  return test::source_catalog();
 }
 
 ClusterSpec h100(int gpus) {
-  ClusterOptions o;
-  o.gpus = gpus;
-  return apply_cluster_options(default_cluster(catalog(), "h100-sxm"), o, catalog());
+  return test::catalog_cluster("h100-sxm", gpus);
 }
 
 Strategy llama_split() {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "catalog_fixture.hpp"
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
@@ -15,8 +16,7 @@ using namespace costmodel;
 namespace {
 
 const Catalog& catalog() {
-  static const Catalog c = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
-  return c;
+  return test::source_catalog();
 }
 
 ClusterSpec h100(int gpus) {

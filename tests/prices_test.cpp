@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog_fixture.hpp"
 #include "cli_runner.hpp"
 #include "costmodel/error.hpp"
 #include "costmodel/estimate/economics.hpp"
@@ -20,14 +21,11 @@ namespace costmodel::test {
 namespace {
 
 const Catalog& catalog() {
-  static const Catalog c = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
-  return c;
+  return source_catalog();
 }
 
 ClusterSpec h100(int gpus) {
-  ClusterOptions o;
-  o.gpus = gpus;
-  return apply_cluster_options(default_cluster(catalog(), "h100-sxm"), o, catalog());
+  return catalog_cluster("h100-sxm", gpus);
 }
 
 /// `text` written to a file of `dir`, its path returned.

@@ -247,21 +247,26 @@ std::vector<Fact> assumptions(const ModelSpec& model, const ClusterSpec& cluster
   return facts;
 }
 
+/// `bars` without the terms that are zero.
+std::vector<Page::Bar> nonzero(std::vector<Page::Bar> bars) {
+  bars.erase(std::remove_if(bars.begin(), bars.end(), [](const Page::Bar& bar) { return bar.value <= 0.0; }),
+             bars.end());
+  return bars;
+}
+
 /// The step time by term (the terms add up to the step), and the communication overlap hides.
 std::vector<Page::Bar> step_bars(const StepEstimate& e) {
   const auto& b = e.breakdown;
-  std::vector<Page::Bar> bars = {{"compute", b.compute.value, ""},
-                                 {"TP communication", b.tp_comm.value, ""},
-                                 {"CP communication, exposed", b.cp_comm.value, ""},
-                                 {"EP communication", b.ep_comm.value, ""},
-                                 {"PP send/recv", b.pp_comm.value, ""},
-                                 {"PP bubble", b.pp_bubble.value, ""},
-                                 {"DP communication, exposed", b.dp_comm_exposed.value, ""},
-                                 {"optimizer", b.optimizer.value, ""},
-                                 {"host launches, exposed", b.host.value, ""},
-                                 {"slowest host's lag", b.stragglers.value, ""}};
-  bars.erase(std::remove_if(bars.begin(), bars.end(), [](const Page::Bar& bar) { return bar.value <= 0.0; }),
-             bars.end());
+  std::vector<Page::Bar> bars = nonzero({{"compute", b.compute.value, ""},
+                                         {"TP communication", b.tp_comm.value, ""},
+                                         {"CP communication, exposed", b.cp_comm.value, ""},
+                                         {"EP communication", b.ep_comm.value, ""},
+                                         {"PP send/recv", b.pp_comm.value, ""},
+                                         {"PP bubble", b.pp_bubble.value, ""},
+                                         {"DP communication, exposed", b.dp_comm_exposed.value, ""},
+                                         {"optimizer", b.optimizer.value, ""},
+                                         {"host launches, exposed", b.host.value, ""},
+                                         {"slowest host's lag", b.stragglers.value, ""}});
   if (b.hidden_comm.value > 0.0)
     bars.push_back({"communication hidden under compute", b.hidden_comm.value, "hidden"});
   return bars;
@@ -269,15 +274,13 @@ std::vector<Page::Bar> step_bars(const StepEstimate& e) {
 
 std::vector<Page::Bar> memory_bars(const StepEstimate& e) {
   const auto& m = e.memory;
-  std::vector<Page::Bar> bars = {{"weights", m.weights.value, ""},
-                                 {"gradients", m.gradients.value, ""},
-                                 {"optimizer states", m.optimizer.value, ""},
-                                 {"activations", m.activations.value, ""},
-                                 {"logits", m.logits.value, ""},
-                                 {"error feedback", m.error_feedback.value, ""},
-                                 {"reserve", m.reserve.value, ""}};
-  bars.erase(std::remove_if(bars.begin(), bars.end(), [](const Page::Bar& bar) { return bar.value <= 0.0; }),
-             bars.end());
+  std::vector<Page::Bar> bars = nonzero({{"weights", m.weights.value, ""},
+                                         {"gradients", m.gradients.value, ""},
+                                         {"optimizer states", m.optimizer.value, ""},
+                                         {"activations", m.activations.value, ""},
+                                         {"logits", m.logits.value, ""},
+                                         {"error feedback", m.error_feedback.value, ""},
+                                         {"reserve", m.reserve.value, ""}});
   bars.push_back({"total", m.total.value, ""});
   return bars;
 }
