@@ -105,7 +105,8 @@ TEST_CASE("a deadline search names why counts have nothing that runs") {
   const Json document = parse_json(json.out);
   const auto& counts = member(document, "gpu_counts").as_array();
   REQUIRE(counts.size() == 2);
-  CHECK(member(counts[1], "none_reason").dump(0) == "\"no split divides the layers, heads, batch and GPUs\"");
+  CHECK(member(counts[1], "none_reason").dump(0) ==
+        "\"no split the stack runs divides the layers, heads, batch and GPUs\"");
   CHECK(member(counts[0], "none_reason").is_null());
 
   const CliResult bad = run_cli(with(deadline_args(), {"--global-batch-range", "2253:1843"}));

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "costmodel/report/plan.hpp"
-#include "costmodel/report/html.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
 #include "costmodel/report/configuration.hpp"
+#include "costmodel/report/html.hpp"
 #include "costmodel/report/launch.hpp"
 
 namespace costmodel {
@@ -22,8 +22,8 @@ double days_of(const StepEstimate& e) {
   return e.training_time ? e.training_time->value / kSecondsPerDay : std::nan("");
 }
 
-/// "#1 trains at 1920 sequences (15.73M tokens per step), chosen in --global-batch-range 1843:2253": the
-/// batch a search with a batch range chose.
+/// "#1 trains at a global batch of 1920 sequences (15.73M tokens per step), chosen in 1843:2253 sequences":
+/// the batch a search with a batch range chose.
 std::string chosen_batch_note(const PlanResult& result, const PlanRequest& request) {
   const int batch = result.top.front().strategy.global_batch;
   const double tokens = static_cast<double>(batch) * static_cast<double>(result.model.seq_len);
@@ -33,10 +33,10 @@ std::string chosen_batch_note(const PlanResult& result, const PlanRequest& reque
          " sequences";
 }
 
-/// Why no configuration of GPU count `c` fits: no split divides the model, batch and GPUs (or the stack runs
-/// none), those that do need more memory, or those that fit draw more than the power cap.
+/// Why no configuration of GPU count `c` fits: no split the stack runs divides the model, batch and GPUs,
+/// those that do need more memory, or those that fit draw more than the power cap.
 std::string why_none(const GpuCountResult& c) {
-  if (c.valid == 0) return "no split divides the layers, heads, batch and GPUs";
+  if (c.valid == 0) return "no split the stack runs divides the layers, heads, batch and GPUs";
   if (c.over_power_cap > 0) return "over the power cap";
   return "no split fits in memory";
 }

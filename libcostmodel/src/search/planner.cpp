@@ -271,8 +271,6 @@ std::string choice_name(const TopologyChoice& choice, const ClusterSpec& cluster
   return name.str();
 }
 
-/// Builds one estimator per (GPU count, fabric); fabrics that cannot be built are listed in `skipped`. The
-/// GPU counts searched are written to `gpu_counts`.
 /// One global batch searched at a GPU count, and the data-parallel degrees tried at it (empty: every one).
 struct BatchChoice {
   int batch = 0;
@@ -313,6 +311,8 @@ std::vector<BatchChoice> batches_for(const PlanRequest& request, int gpus, int s
   return choices;
 }
 
+/// Builds one estimator per (GPU count, fabric), and one target per batch searched with it; fabrics that
+/// cannot be built are listed in `skipped`. The GPU counts searched are written to `gpu_counts`.
 std::vector<Target> make_targets(const PlanRequest& request, std::vector<std::string>& skipped,
                                  std::vector<int>& gpu_counts) {
   if (request.deadline) {
