@@ -172,7 +172,7 @@ std::string source_or(const std::string& source, const std::string& fallback) {
 }
 
 std::string estimate_word(bool estimate) {
-  return estimate ? " (estimate)" : " (list price)";
+  return estimate ? " (estimate)" : " (list price or quote)";
 }
 
 /// Model, run, stack, cluster, prices and reliability, each with its source.
