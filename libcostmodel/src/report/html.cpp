@@ -385,23 +385,6 @@ Table goodput_table(const StepEstimate& e) {
   return t;
 }
 
-/// The bill of materials of the fabric an estimate ran on.
-Table bill_table(const Topology& topology, const ClusterSpec& cluster) {
-  Table t;
-  t.title = "bill of materials, scale-out fabric";
-  t.columns = {{"item", "item", ""},
-               {"part", "part", ""},
-               {"count", "count", "", 1.0, 8},
-               {"unit_price_usd", "unit price", "USD", 1.0, 6},
-               {"price_usd", "price", "USD", 1.0, 6},
-               {"power_w", "power", "kW", 1e3, 4}};
-  for (const BomLine& line : bill_of_materials(topology, cluster)) {
-    t.rows.push_back({Json(line.item), Json(line.part), Json(static_cast<std::int64_t>(line.count)),
-                      Json(line.unit_price.value), Json(line.price().value), Json(line.power().value)});
-  }
-  return t;
-}
-
 /// The sections of one configuration, after the page's assumptions and any list it was chosen from.
 void configuration_sections(Page& page, const StepEstimate& e, const ModelSpec& model,
                             const ClusterSpec& base, const EstimateOptions& options,

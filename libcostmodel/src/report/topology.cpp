@@ -149,20 +149,26 @@ Table topology_table(const Topology& t, const ClusterSpec& cluster) {
 Json topology_json(const Topology& topology, const ClusterSpec& cluster) {
   FabricOption option{cluster.topology, cluster, topology, ""};
   Json document = row_object(make_table(fabric_option_fields(), std::vector<FabricOption>{option}));
-  Json bill = Json::array();
-  for (const BomLine& line : bill_of_materials(topology, cluster)) {
-    Json o = Json::object();
-    o.set("item", line.item)
-        .set("part", line.part)
-        .set("count", static_cast<std::int64_t>(line.count))
-        .set("unit_price_usd", line.unit_price.value)
-        .set("price_usd", line.price().value)
-        .set("unit_power_w", line.unit_power.value)
-        .set("power_w", line.power().value);
-    bill.push_back(std::move(o));
-  }
-  document.set("bill_of_materials", std::move(bill));
+  document.set("bill_of_materials", table_json(bill_table(topology, cluster)));
   return document;
+}
+
+Table bill_table(const Topology& topology, const ClusterSpec& cluster) {
+  Table t;
+  t.title = "bill of materials, scale-out fabric";
+  t.columns = {{"item", "item", ""},
+               {"part", "part", ""},
+               {"count", "count", "", 1.0, 8},
+               {"unit_price_usd", "unit price", "USD", 1.0, 6},
+               {"price_usd", "price", "USD", 1.0, 6},
+               {"unit_power_w", "unit power", "W", 1.0, 4},
+               {"power_w", "power", "kW", 1e3, 4}};
+  for (const BomLine& line : bill_of_materials(topology, cluster)) {
+    t.rows.push_back({Json(line.item), Json(line.part), Json(static_cast<std::int64_t>(line.count)),
+                      Json(line.unit_price.value), Json(line.price().value), Json(line.unit_power.value),
+                      Json(line.power().value)});
+  }
+  return t;
 }
 
 Table topology_rows_table(const Topology& topology, const ClusterSpec& cluster) {
