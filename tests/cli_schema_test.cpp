@@ -163,7 +163,7 @@ TEST_CASE("topology: inventory of one fabric and of all") {
   CHECK(json_shape({"topology", "--gpus", "1024", "--format", "json"}) ==
         "{" + keys +
             ",bill_of_materials,schema_version}\nbill_of_materials[].{item,part,count,unit_price_usd,"
-            "price_usd,unit_power_w,power_w}\n");
+            "price_usd,unit_power_w,power_w,kind,total_usd}\n");
   CHECK(json_shape({"topology", "--gpus", "1024", "--topology", "all", "--format", "json"}) ==
         "{gpus,gpu,link,switch,topologies,schema_version}\ntopologies[]." + row);
   CHECK(csv_header({"topology", "--gpus", "1024", "--topology", "all", "--format", "csv"}) ==

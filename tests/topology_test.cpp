@@ -94,7 +94,13 @@ TEST_CASE("DGX SuperPOD of 64 scalable units: 512 leaf + 512 spine + 256 core (r
   for (const BomLine& line : bill_of_materials(built, dgx)) {
     price += line.price().value;
     power += line.power().value;
-    if (line.item == "node modules" || line.item == "switch modules") {
+    // Each line's kind is the price-book item that prices it (data/prices.yaml's form).
+    const bool modules_line = line.item == "node modules" || line.item == "switch modules";
+    CHECK(line.kind == (line.item == "switches" ? "switch"
+                        : line.item == "NICs"   ? "nic"
+                        : modules_line          ? "optics"
+                                                : "cable"));
+    if (modules_line) {
       modules += line.count;
       CHECK(line.unit_price.value == doctest::Approx(2000.0));
       CHECK(line.unit_power.value == doctest::Approx(17.0));  // a twin-port OSFP, 2 x 8.5 W

@@ -129,20 +129,20 @@ std::vector<BomLine> bill_of_materials(const Topology& topology, const ClusterSp
   std::vector<BomLine> lines;
   if (inv.switches > 0)
     lines.push_back({"switches", cluster.switch_spec.name, inv.switches, cluster.switch_spec.price,
-                     cluster.switch_spec.power});
-  lines.push_back({"NICs", link.name + " port", inv.nics, link.nic_price, link.nic_power});
+                     cluster.switch_spec.power, "switch"});
+  lines.push_back({"NICs", link.name + " port", inv.nics, link.nic_price, link.nic_power, "nic"});
   if (inv.node_modules > 0)
     lines.push_back({"node modules", module(node_ports), inv.node_modules,
-                     link.transceiver_price * node_ports, link.transceiver_power * node_ports});
+                     link.transceiver_price * node_ports, link.transceiver_power * node_ports, "optics"});
   if (inv.switch_modules > 0)
     lines.push_back({"switch modules", module(topology.ports_per_module), inv.switch_modules,
                      link.transceiver_price * topology.ports_per_module,
-                     link.transceiver_power * topology.ports_per_module});
+                     link.transceiver_power * topology.ports_per_module, "optics"});
   if (inv.optical_cables > 0)
-    lines.push_back({"fibres", "optical cable", inv.optical_cables, Usd(0), Watts(0)});
+    lines.push_back({"fibres", "optical cable", inv.optical_cables, Usd(0), Watts(0), "cable"});
   if (inv.cables > inv.optical_cables)
-    lines.push_back(
-        {"copper cables", "copper cable", inv.cables - inv.optical_cables, Usd(0), link.copper_power});
+    lines.push_back({"copper cables", "copper cable", inv.cables - inv.optical_cables, Usd(0),
+                     link.copper_power, "cable"});
   return lines;
 }
 

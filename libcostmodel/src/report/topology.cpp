@@ -162,11 +162,14 @@ Table bill_table(const Topology& topology, const ClusterSpec& cluster) {
                {"unit_price_usd", "unit price", "USD", 1.0, 6},
                {"price_usd", "price", "USD", 1.0, 6},
                {"unit_power_w", "unit power", "W", 1.0, 4},
-               {"power_w", "power", "kW", 1e3, 4}};
+               {"power_w", "power", "kW", 1e3, 4},
+               // DESIGN.md §5's names: the kind of part, and price_usd again as total_usd.
+               {"kind", "kind", "", 1.0, 4, Audience::kMachines},
+               {"total_usd", "total", "USD", 1.0, 6, Audience::kMachines}};
   for (const BomLine& line : bill_of_materials(topology, cluster)) {
     t.rows.push_back({Json(line.item), Json(line.part), Json(static_cast<std::int64_t>(line.count)),
                       Json(line.unit_price.value), Json(line.price().value), Json(line.unit_power.value),
-                      Json(line.power().value)});
+                      Json(line.power().value), Json(line.kind), Json(line.price().value)});
   }
   return t;
 }

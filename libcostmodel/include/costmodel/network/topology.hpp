@@ -170,6 +170,8 @@ struct BomLine {
   long long count = 0;
   Usd unit_price;    ///< 0 where the catalog has no price (cables)
   Watts unit_power;  ///< 0 for passive parts
+  /// What it is, as a price book names it (io/catalog.hpp load_price_book()): switch, nic, optics, cable.
+  std::string kind;
   [[nodiscard]] Usd price() const { return unit_price * static_cast<double>(count); }
   [[nodiscard]] Watts power() const { return unit_power * static_cast<double>(count); }
 };

@@ -18,7 +18,8 @@ namespace costmodel {
 /// One fabric as one row of the comparison's columns (for CSV).
 [[nodiscard]] Table topology_rows_table(const Topology& topology, const ClusterSpec& cluster);
 /// The fabric's bill of materials (network/topology.hpp bill_of_materials()), one row per line: item, part,
-/// count, unit_price_usd, price_usd, unit_power_w, power_w (the `bill_of_materials` of topology_json()).
+/// count, unit_price_usd, price_usd, unit_power_w, power_w, kind (switch, nic, optics, cable) and total_usd
+/// (= price_usd; DESIGN.md §5's name): the `bill_of_materials` of topology_json().
 [[nodiscard]] Table bill_table(const Topology& topology, const ClusterSpec& cluster);
 /// One fabric as the comparison row's object: topology, gpus, nodes, tiers, ..., bisection_Bps, note.
 [[nodiscard]] Json topology_json(const Topology& topology, const ClusterSpec& cluster);
