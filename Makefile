@@ -9,13 +9,17 @@ CMAKE_FLAGS ?=
 CLANG_FORMAT ?= clang-format
 CLANG_TIDY ?= clang-tidy
 
-.PHONY: all deps build plan test check-long check-browser tsan fuzz-short format format-check tidy tidy-check docs docs-check golden fuzz \
-  bench install clean
+.PHONY: all deps deps-cli build plan test check-long check-browser tsan fuzz-short format format-check tidy tidy-check docs docs-check golden fuzz \
+  bench install clean python python-install bench-sweep api-reference
 
 all: build
 
 deps:
 	@./scripts/install-deps.sh
+
+# What the CLI alone needs (make plan): no Python packages.
+deps-cli:
+	@COSTMODEL_WITH_PYTHON=0 ./scripts/install-deps.sh
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
@@ -24,7 +28,7 @@ build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
 
 # The planner's default example: GPT-3 175B on 1,024 A100-80GB, 8 x HDR 200G per node. Builds the CLI only.
-plan: deps $(BUILD)/CMakeCache.txt
+plan: deps-cli $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS) --target costmodel_cli
 	$(BUILD)/bin/costmodel plan --model gpt3-175b --gpu a100-80gb --gpus 1024 --gpus-per-node 8 \
 	  --link ib-hdr-200g --nics-per-node 8 --global-batch 1536 --tokens 300e9 --top 10
@@ -49,7 +53,7 @@ test: deps format-check
 	cmake --build $(TEST_BUILD) -j$(JOBS)
 	$(MAKE) --no-print-directory tidy-check BUILD=$(TEST_BUILD) \
 	  TIDY_SOURCES="$$(echo $(TEST_BUILD)/libcostmodel/CMakeFiles/costmodel.dir/Unity/*.cxx \
-	    $(TEST_BUILD)/apps/costmodel/CMakeFiles/costmodel_cli.dir/Unity/*.cxx) $(TIDY_OTHER_SOURCES)"
+	    $(TEST_BUILD)/apps/costmodel/CMakeFiles/costmodel_cli_core.dir/Unity/*.cxx) $(TIDY_OTHER_SOURCES)"
 	$(SANITIZER_ENV) $(MAKE) --no-print-directory docs-check BUILD=$(TEST_BUILD)
 	cd $(TEST_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -j$(JOBS)
 
@@ -104,8 +108,8 @@ format-check: deps
 
 # clang-tidy (.clang-tidy: bugprone, performance and a modernize subset, warnings as errors) over the library,
 # the CLI, the tools and the examples, with the compile commands of $(BUILD); `make test` runs it.
-TIDY_OTHER_SOURCES = $(shell git ls-files 'tools/*.cpp' 'examples/*.cpp')
-TIDY_SOURCES = $(shell git ls-files 'libcostmodel/src/*.cpp' 'apps/*.cpp') $(TIDY_OTHER_SOURCES)
+TIDY_OTHER_SOURCES = $(shell git ls-files apps/costmodel/main.cpp 'tools/*.cpp' 'examples/*.cpp' 'python/*.cpp')
+TIDY_SOURCES = $(shell git ls-files 'libcostmodel/src/*.cpp' 'apps/costmodel/cli/*.cpp' 'apps/costmodel/commands/*.cpp') $(TIDY_OTHER_SOURCES)
 tidy: deps
 	cmake -S . -B $(BUILD) -DCMAKE_EXPORT_COMPILE_COMMANDS=ON $(CMAKE_FLAGS) > /dev/null
 	$(MAKE) --no-print-directory tidy-check
@@ -161,5 +165,35 @@ bench: deps
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
+# The Python module (python/, issue 29) with Debian's interpreter: `make python` builds it into
+# $(BUILD)/python (use it with PYTHONPATH=$(BUILD)/python /usr/bin/python3); `make python-install` installs
+# it with pip into the virtual environment $(VENV) (created with --system-site-packages, so that Debian's
+# pandas, dask and distributed serve it), reusing $(BUILD)'s compiled module.
+PYTHON ?= /usr/bin/python3
+VENV ?= .venv
+python: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS) --target costmodel_python
+	@echo "costmodel: the module is in $(BUILD)/python: PYTHONPATH=$(BUILD)/python $(PYTHON) -c 'import costmodel'"
+
+python-install: python
+	test -x $(VENV)/bin/python3 || $(PYTHON) -m venv --system-site-packages $(VENV)
+	COSTMODEL_BUILD_DIR=$(abspath $(BUILD)) $(VENV)/bin/pip install --no-build-isolation --no-deps --quiet .
+	@echo "costmodel: installed in $(VENV): $(VENV)/bin/python3 -c 'import costmodel'"
+
+# The API reference of the public headers (docs/Doxyfile) with Debian's doxygen, into $(BUILD)/api-reference.
+api-reference:
+	@command -v doxygen >/dev/null || { echo "costmodel: make api-reference needs doxygen (apt-get install doxygen)"; exit 1; }
+	mkdir -p $(BUILD)/api-reference
+	COSTMODEL_API_OUT=$(abspath $(BUILD))/api-reference \
+	  COSTMODEL_VERSION=$$(sed -n 's/^#define COSTMODEL_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' \
+	    libcostmodel/include/costmodel/version.hpp | paste -sd.) doxygen docs/Doxyfile
+	@echo "costmodel: API reference in $(BUILD)/api-reference/html/index.html"
+
+# The sweep benchmark (python/bench/sweep_bench.py): scenarios per second in one process and per worker
+# of a 2-worker LocalCluster on the same grid, rows compared.
+SWEEP_SCENARIOS ?= 10000
+bench-sweep: python
+	PYTHONPATH=$(BUILD)/python $(PYTHON) python/bench/sweep_bench.py --scenarios $(SWEEP_SCENARIOS)
+
 clean:
-	rm -rf $(BUILD) $(TEST_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(TEST_BUILD) $(FUZZ_BUILD) build/python-wheel

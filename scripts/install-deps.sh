@@ -6,6 +6,12 @@ set -euo pipefail
 
 packages=(cmake g++ make libeigen3-dev libboost-program-options-dev libyaml-cpp-dev doctest-dev libbenchmark-dev
   clang-format clang-tidy)
+# The Python module and its tests (make test runs pytest and the notebook): pybind11 and Debian's python3-*
+# packages, which serve Debian's own /usr/bin/python3. `make plan` builds the CLI only and skips them.
+if [ "${COSTMODEL_WITH_PYTHON:-1}" = 1 ]; then
+  packages+=(pybind11-dev python3-dev python3-pandas python3-dask python3-distributed python3-yaml python3-pytest
+    python3-matplotlib jupyter-nbconvert python3-ipykernel python3-venv python3-pip python3-setuptools python3-wheel)
+fi
 if [ "${COSTMODEL_WITH_CLANG:-0}" = 1 ]; then
   packages+=(clang libclang-rt-dev)
 fi

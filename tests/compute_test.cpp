@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/estimate/compute.hpp"
+#include "estimate/compute.hpp"
 
 #include <doctest/doctest.h>
 

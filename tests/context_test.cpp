@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/estimate/context.hpp"
+#include "estimate/context.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/estimate/data.hpp"
+#include "estimate/data.hpp"
 
 #include <doctest/doctest.h>
 

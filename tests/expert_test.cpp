@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/estimate/expert.hpp"
+#include "estimate/expert.hpp"
 
 #include <doctest/doctest.h>
 
-#include "costmodel/estimate/compute.hpp"
-#include "costmodel/estimate/tensor.hpp"
+#include "estimate/compute.hpp"
+#include "estimate/tensor.hpp"
 #include "estimate_fixtures.hpp"
 
 using namespace costmodel;

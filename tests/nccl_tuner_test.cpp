@@ -11,9 +11,9 @@
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
 #include "costmodel/network/collective.hpp"
-#include "costmodel/report/collective.hpp"
 #include "costmodel/report/configuration.hpp"
 #include "network/nccl_tuner.hpp"
+#include "report/collective.hpp"
 
 namespace costmodel {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/estimate/overlap.hpp"
+#include "estimate/overlap.hpp"
 
 #include <doctest/doctest.h>
 

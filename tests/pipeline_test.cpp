@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/estimate/pipeline.hpp"
+#include "estimate/pipeline.hpp"
 
 #include <doctest/doctest.h>
 

@@ -4,7 +4,7 @@
 // the few absolute ones have ±10% bands so that recalibrating efficiencies does not break them needlessly.
 
 #include "costmodel/io/scenario.hpp"
-#include "costmodel/report/scenario.hpp"
+#include "report/scenario.hpp"
 
 #include <doctest/doctest.h>
 

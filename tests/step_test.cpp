@@ -7,9 +7,9 @@
 #include <random>
 
 #include "allocation_counter.hpp"
-#include "costmodel/estimate/compute.hpp"
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
+#include "estimate/compute.hpp"
 
 using namespace costmodel;
 

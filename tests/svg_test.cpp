@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The SVG writer: nice ticks, escaping, and charts that are well-formed XML holding the expected series.
 
-#include "costmodel/report/svg.hpp"
+#include "report/svg.hpp"
 
 #include <doctest/doctest.h>
 

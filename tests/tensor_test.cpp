@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/estimate/tensor.hpp"
+#include "estimate/tensor.hpp"
 
 #include <doctest/doctest.h>
 

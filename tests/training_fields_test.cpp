@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "costmodel/error.hpp"
-#include "costmodel/report/catalog.hpp"
 #include "costmodel/spec/training.hpp"
 #include "io/entries.hpp"
 #include "io/yaml_reader.hpp"
+#include "report/catalog.hpp"
 
 namespace costmodel {
 namespace {

@@ -8,6 +8,7 @@
 #include <exception>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -35,7 +36,8 @@ costmodel::ClusterSpec cluster_for(const costmodel::Catalog& catalog) {
 // [/specs]
 
 // [estimate]
-costmodel::StepEstimate one_configuration(const costmodel::ModelSpec& model,
+costmodel::StepEstimate one_configuration(const costmodel::Catalog& catalog,
+                                          const costmodel::ModelSpec& model,
                                           const costmodel::ClusterSpec& cluster) {
   costmodel::TrainingSpec training;  // what the CLI's [training] flags set
   training.global_batch = 1024;      // sequences per step
@@ -45,6 +47,8 @@ costmodel::StepEstimate one_configuration(const costmodel::ModelSpec& model,
   training.pins.tp = 8;  // tp·pp·dp·cp = GPUs
   training.pins.pp = 4;
   training.pins.dp = 32;
+  // The stack's defaults (megatron-core), the catalog's prediction intervals, lifetime costs and prices.
+  costmodel::resolve_stack(training, catalog);
   const costmodel::Strategy s = costmodel::pinned_strategy(training, model, cluster.gpus);
   const costmodel::ModelSpec trained = costmodel::with_sequence_length(model, training);
   costmodel::StepEstimate e = costmodel::estimate(trained, cluster, s, costmodel::estimate_options(training));
@@ -120,6 +124,53 @@ void calibrate(const std::string& log_path, const std::string& cluster_path,
 }
 // [/calibrate]
 
+// [economics]
+void money(const costmodel::StepEstimate& e) {
+  // With training.tokens set: the run's wall-clock time after goodput, its cost and what owning the cluster
+  // costs over its life (data/prices.yaml, or a buyer's price book through load_price_book/apply_price_book).
+  const costmodel::LifetimeCost& life = e.lifetime;  // capex, facility, energy, support, other
+  std::cout << "capex $" << e.capex.value / 1e6 << "M (network $" << e.network_capex.value / 1e6
+            << "M), lifetime TCO $" << life.total().value / 1e6 << "M (facility $"
+            << life.facility.value / 1e6 << "M, energy $" << life.energy.value / 1e6 << "M), this run $"
+            << e.run_cost->value / 1e6 << "M\n";
+}
+// [/economics]
+
+// [goodput]
+void interruptions(const costmodel::StepEstimate& e) {
+  // Failures and planned stops of this many GPUs, a checkpoint every Young/Daly interval, restarts.
+  const costmodel::Goodput& g = e.goodput;
+  std::cout << "goodput " << g.fraction << ": an interruption every " << g.cluster_mtbf.value / 3600
+            << " h, a checkpoint every " << g.checkpoint_interval.value / 60 << " min stalling "
+            << g.checkpoint_time.value << " s\n";
+}
+// [/goodput]
+
+// [export]
+void launch_line(const costmodel::StepEstimate& e, const costmodel::ModelSpec& model,
+                 const costmodel::ClusterSpec& cluster) {
+  // The configuration as Megatron-LM's pretrain_gpt.py arguments (Format::kNemo: NeMo 2 overrides,
+  // kTorchtitan: a torchtitan Trainer.Config module); throws Error (kInput) for what the stack cannot run.
+  std::ostringstream arguments;
+  costmodel::write_launch(arguments, {e}, model, cluster, costmodel::Format::kMegatron);
+  std::cout << arguments.str().substr(0, arguments.str().find('\n')) << " ...\n";
+}
+// [/export]
+
+// [calibrate-runs]
+void fit_to_runs(const std::string& runs_path, const costmodel::Catalog& catalog) {
+  // Measured runs of your own (the published-runs format of `costmodel validate`): the GPU's efficiencies
+  // that make the model reproduce them, with held-out runs predicted, not fitted.
+  const std::vector<costmodel::PublishedRun> runs = costmodel::load_published_runs(runs_path, catalog);
+  costmodel::GpuFitOptions options;
+  options.gpu = "a100-80gb";
+  options.parameters = {"gemm"};
+  const costmodel::GpuCalibration fit = costmodel::calibrate_gpu(runs, options);
+  std::cout << "gemm efficiency " << fit.parameters.front().before << " -> " << fit.parameters.front().value
+            << ", rms error " << fit.rms_before << " -> " << fit.rms_after << '\n';
+}
+// [/calibrate-runs]
+
 // [errors]
 void errors(const costmodel::Catalog& catalog) {
   try {
@@ -140,7 +191,11 @@ int main(int argc, char** argv) {
     const costmodel::ModelSpec model = costmodel::resolve_model("llama2-70b", catalog);
     const costmodel::ClusterSpec cluster = cluster_for(catalog);
     units();
-    (void)one_configuration(model, cluster);
+    const costmodel::StepEstimate e = one_configuration(catalog, model, cluster);
+    money(e);
+    interruptions(e);
+    launch_line(e, model, cluster);
+    fit_to_runs(catalog.root + "/data/published-runs.yaml", catalog);
     const costmodel::PlanResult result = fastest(model, cluster);
     inventory(cluster);
     one_collective(cluster);

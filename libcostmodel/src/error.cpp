@@ -5,7 +5,7 @@
 #include <cctype>
 #include <utility>
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 Error::Error(std::string message, ErrorKind kind) : kind_(kind), message_(std::move(message)) {
   format();
@@ -114,4 +114,4 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
   return (!best.empty() && best_distance <= limit) ? best : std::string{};
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

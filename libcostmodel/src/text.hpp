@@ -4,8 +4,9 @@
 
 #include <string>
 #include <vector>
+#include "costmodel/version.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// `items` joined by `separator`: join({"a", "b"}, ", ") == "a, b".
 [[nodiscard]] inline std::string join(const std::vector<std::string>& items, const std::string& separator) {
@@ -17,4 +18,4 @@ namespace costmodel {
   return out;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

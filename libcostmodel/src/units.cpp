@@ -12,7 +12,7 @@
 
 #include "costmodel/error.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 struct Prefix {
@@ -472,4 +472,4 @@ std::string format_number(double value, int significant) {
   return text == "-0" ? "0" : text;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

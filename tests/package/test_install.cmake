@@ -16,7 +16,7 @@ endif()
 run("cmake --install" ${CMAKE_COMMAND} --install "${COSTMODEL_BINARY_DIR}" --prefix "${prefix}" ${install_config})
 
 # The package's files.
-foreach(path include/costmodel/costmodel.hpp include/costmodel/io/calibrate.hpp bin/costmodel
+foreach(path include/costmodel/costmodel.hpp include/costmodel/io/cluster_writer.hpp bin/costmodel
              share/costmodel/data/gpus.yaml share/costmodel/data/links.yaml share/costmodel/data/switches.yaml
              share/costmodel/models/gpt3-175b.yaml)
   if(NOT EXISTS "${prefix}/${path}")
@@ -88,4 +88,16 @@ if(PKG_CONFIG)
   run("pkg-config" "${PKG_CONFIG}" --cflags --libs costmodel)
   expect_in("${RUN_OUTPUT}" "-lcostmodel" "pkg-config --libs costmodel")
   expect_in("${RUN_OUTPUT}" "-I${moved}/" "pkg-config --cflags costmodel")
+  # The pkg-config consumer: examples/api/procurement.cpp compiled with nothing but pkg-config's flags
+  # against the moved prefix, run from its own folder outside it: the catalogs come from the moved package
+  # (costmodel.pc's datadir, through costmodel/version.hpp), with no $COSTMODEL_DATA_DIR.
+  string(STRIP "${RUN_OUTPUT}" pc_flags)
+  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+  separate_arguments(linker_flags UNIX_COMMAND "${LINKER_FLAGS}")
+  set(pc_consumer "${WORK_DIR}/pkg-config-consumer/procurement")
+  file(MAKE_DIRECTORY "${WORK_DIR}/pkg-config-consumer")
+  run("build examples/api/procurement.cpp with pkg-config" "${CXX_COMPILER}" -std=c++20 -O0
+      "${COSTMODEL_SOURCE_DIR}/examples/api/procurement.cpp" ${pc_flags} ${linker_flags} -o "${pc_consumer}")
+  run("the pkg-config consumer outside the prefix" "${pc_consumer}" --days 60)
+  expect_in("${RUN_OUTPUT}" "catalogs: ${moved}/share/costmodel" "procurement built with pkg-config")
 endif()

@@ -3,10 +3,10 @@
 
 #include <iostream>
 
-#include "costmodel/analysis/knobs.hpp"
+#include "analysis/knobs.hpp"
 #include "costmodel/io/runs.hpp"
-#include "costmodel/spec/plausibility.hpp"
 #include "costmodel/spec/stack.hpp"
+#include "spec/plausibility.hpp"
 
 namespace costmodel::cli {
 
@@ -103,7 +103,7 @@ void report_plausibility(const ClusterSpec& cluster, const ClusterArgs& args, co
     if (args.strict) throw diagnostic;
     std::string line = diagnostic.what();
     if (const auto at = line.find(": error: "); at != std::string::npos) line.replace(at, 9, ": warning: ");
-    std::cerr << line << '\n';
+    *context.err << line << '\n';
   }
 }
 
@@ -159,8 +159,8 @@ void warn_ineffective_knobs(const StepEstimate& estimate, const ModelSpec& model
     for (const TrainingField& field : training_fields()) {
       if (field.key == knob.key) flag = "--" + std::string(field.flag);
     }
-    std::cerr << context.prefix() << ": warning: " << flag
-              << ": has no effect on the chosen configuration: " << knob.reason << '\n';
+    *context.err << context.prefix() << ": warning: " << flag
+                 << ": has no effect on the chosen configuration: " << knob.reason << '\n';
   }
 }
 
@@ -202,9 +202,9 @@ ModelSpec make_model(const TrainingArgs& args, const Catalog& catalog, const Con
   if (names_hf_config(args.model) && !args.training.seq_len) {
     // Issue 30: a Llama 3.1 config.json says 131,072, the context the model serves, which then trained
     // silently at 131K tokens per sequence.
-    std::cerr << context.prefix() << ": warning: --model: seq_len " << model.seq_len
-              << " is config.json's max_position_embeddings, the longest context the model serves, not "
-                 "necessarily its training length; give --seq-len\n";
+    *context.err << context.prefix() << ": warning: --model: seq_len " << model.seq_len
+                 << " is config.json's max_position_embeddings, the longest context the model serves, not "
+                    "necessarily its training length; give --seq-len\n";
   }
   return with_sequence_length(model, args.training);
 }

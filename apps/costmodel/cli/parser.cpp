@@ -105,11 +105,11 @@ bool CommandParser::parse(const std::vector<std::string>& args) {
   try {
     po::store(po::command_line_parser(args).options(all).positional(positional_).style(style).run(), values_);
     if (values_.count("help") > 0) {
-      print_help(std::cout);
+      print_help(*context_.out);
       return false;
     }
     if (values_.count("version") > 0) {
-      print_version(std::cout);
+      print_version(*context_.out);
       return false;
     }
     po::notify(values_);

@@ -13,15 +13,17 @@
 //        const auto cluster = make_cluster(read_cluster_args(parser.values(), context), load_catalog());
 //        emit(read_output_options(parser.values(), context), context, foo_table(...));
 //        return 0;
-//   2. main.cpp: one line `X(foo, "one-line summary")` in COSTMODEL_COMMANDS.
-// Errors: throw costmodel::Error (usage_error() for misuse); main maps its kind to the exit code
-// (kInput 2, kInfeasible 3, kInternal 1) and prints it as one line on stderr. Never print data to stderr,
-// never call exit(): return 0 on success.
+//   2. cli/run.cpp: one line `X(foo, "one-line summary")` in COSTMODEL_COMMANDS.
+// Errors: throw costmodel::Error (usage_error() for misuse); run() maps its kind to the exit code
+// (kInput 2, kInfeasible 3, kInternal 1) and prints it as one line on stderr. Write data to *context.out
+// and warnings to *context.err (never std::cout/std::cerr: the Python module captures both); never call
+// exit(): return 0 on success.
 // Integer flags are declared as po::value<std::string>() and read with positive_int() / nonnegative_int(),
 // so `--gpus -8` and `--gpus 0` are rejected with a message naming the flag.
 
 #include <boost/program_options.hpp>
 
+#include <iostream>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -38,6 +40,10 @@ namespace po = boost::program_options;
 struct Context {
   std::string program = "costmodel";
   std::string command;  ///< e.g. "catalog"
+  /// Where the command's data (stdout) and diagnostics (stderr) go: the process's streams for the CLI,
+  /// string streams for the Python module (cli/run.hpp). Never null.
+  std::ostream* out = &std::cout;
+  std::ostream* err = &std::cerr;
 
   /// "costmodel catalog": the prefix of this command's diagnostics.
   [[nodiscard]] std::string prefix() const { return command.empty() ? program : program + " " + command; }
@@ -46,7 +52,7 @@ struct Context {
 /// A command's entry point: returns the exit code, throws Error for failures.
 using CommandFunction = int (*)(const std::vector<std::string>& args, const Context& context);
 
-/// One row of main.cpp's command table.
+/// One row of cli/run.cpp's command table.
 struct Command {
   std::string_view name;
   std::string_view summary;

@@ -3,15 +3,16 @@
 // A progress bar on stderr for the long-running commands (plan, scenario).
 
 #include <chrono>
+#include <ostream>
 #include <string>
 
 namespace costmodel::cli {
 
-/// Shown once a run has taken a second and only when stderr is a terminal; erased when destroyed.
-/// `label` names the work ("planning", "scenario").
+/// Shown once a run has taken a second and only when diagnostics go to the process's stderr and it is a
+/// terminal; erased when destroyed. `label` names the work ("planning", "scenario").
 class ProgressBar {
  public:
-  explicit ProgressBar(std::string label);
+  ProgressBar(std::string label, std::ostream& err);
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
   ~ProgressBar();
@@ -21,6 +22,7 @@ class ProgressBar {
 
  private:
   std::string label_;
+  std::ostream& err_;
   bool enabled_;
   bool shown_ = false;
   std::chrono::steady_clock::time_point start_;

@@ -104,13 +104,13 @@ OutputSink::~OutputSink() {
 }
 
 std::ostream& OutputSink::stream() {
-  return path_.empty() ? std::cout : file_;
+  return path_.empty() ? *context_.out : file_;
 }
 
 void OutputSink::commit() {
   if (path_.empty()) {
-    std::cout.flush();
-    if (!std::cout) throw usage_error(context_, "", "cannot write to standard output");
+    context_.out->flush();
+    if (!*context_.out) throw usage_error(context_, "", "cannot write to standard output");
     committed_ = true;
     return;
   }

@@ -16,7 +16,7 @@
 #include "costmodel/io/cluster_writer.hpp"
 #include "costmodel/io/nccl_tests.hpp"
 #include "costmodel/io/runs.hpp"
-#include "costmodel/report/calibration.hpp"
+#include "report/calibration.hpp"
 
 namespace costmodel::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include "cli/parser.hpp"
 #include "cli/sink.hpp"
 #include "costmodel/io/catalog.hpp"
-#include "costmodel/report/catalog.hpp"
+#include "report/catalog.hpp"
 
 namespace costmodel::cli {
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/collective_sweep.hpp"
 #include "cli/flags.hpp"
 #include "cli/sink.hpp"
-#include "costmodel/analysis/collective_sweep.hpp"
-#include "costmodel/report/collective.hpp"
+#include "report/collective.hpp"
 
 namespace costmodel::cli {
 namespace {

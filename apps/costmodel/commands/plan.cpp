@@ -19,8 +19,8 @@
 #include "costmodel/report/configuration.hpp"
 #include "costmodel/report/html.hpp"
 #include "costmodel/report/plan.hpp"
-#include "costmodel/report/svg.hpp"
 #include "costmodel/search/planner.hpp"
+#include "report/svg.hpp"
 
 namespace costmodel::cli {
 namespace {
@@ -286,7 +286,7 @@ int plan_command(const std::vector<std::string>& args, const Context& context, b
 
   PlanResult result;
   {
-    ProgressBar bar("planning");
+    ProgressBar bar("planning", *context.err);
     result = plan(request, [&bar](double fraction) { bar.update(fraction); });
   }
   if (result.feasible == 0) throw_infeasible(result);

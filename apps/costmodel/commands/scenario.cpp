@@ -15,7 +15,7 @@
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/scenario.hpp"
 #include "costmodel/report/html.hpp"
-#include "costmodel/report/scenario.hpp"
+#include "report/scenario.hpp"
 
 namespace costmodel::cli {
 
@@ -31,7 +31,9 @@ int run_scenario(const std::vector<std::string>& args, const Context& context) {
   add_runs_stack_option(parser.options(), "the cases");
   add_prices_option(parser.options());
   parser.options().add_options()("plot", po::value<std::string>()->value_name("FILE.svg"),
-                                 "also draw the sweep as an SVG chart (report.plot: chooses x and y)");
+                                 "also draw the sweep as an SVG chart (report.plot: chooses x and y)")(
+      "threads", po::value<std::string>()->value_name("N"),
+      "worker threads of each case's planner (default: every core)");
   if (!parser.parse(args)) return 0;
   const auto& values = parser.values();
   const auto file = string_option(values, "file");
@@ -45,10 +47,13 @@ int run_scenario(const std::vector<std::string>& args, const Context& context) {
   if (plot_path) plot_sink.emplace(OutputOptions{Format::kTable, *plot_path}, context, "--plot");
 
   const Catalog catalog = load_priced_catalog(values, context);
-  const Scenario scenario = load_scenario_file(*file, catalog, runs_stack_option(values, catalog, context));
+  Scenario scenario = load_scenario_file(*file, catalog, runs_stack_option(values, catalog, context));
+  if (const auto threads = positive_int(values, "threads", context)) {
+    for (ScenarioCase& c : scenario.cases) c.request.threads = *threads;
+  }
   ScenarioResult result;
   {
-    ProgressBar bar("scenario");
+    ProgressBar bar("scenario", *context.err);
     result = costmodel::run_scenario(scenario, [&bar](double fraction) { bar.update(fraction); });
   }
   const bool any =

@@ -11,7 +11,7 @@
 #include "cli/flags.hpp"
 #include "cli/sink.hpp"
 #include "costmodel/analysis/fabrics.hpp"
-#include "costmodel/report/topology.hpp"
+#include "report/topology.hpp"
 
 namespace costmodel::cli {
 

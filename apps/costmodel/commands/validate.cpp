@@ -11,7 +11,7 @@
 #include "costmodel/analysis/validate.hpp"
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/runs.hpp"
-#include "costmodel/report/validation.hpp"
+#include "report/validation.hpp"
 
 namespace costmodel::cli {
 

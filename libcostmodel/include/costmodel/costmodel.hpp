@@ -2,27 +2,28 @@
 #pragma once
 // costmodel: every public header at once. A program can build a ClusterSpec and ModelSpec in code (or load
 // them), call estimate(), run plan(), size a topology, cost one collective and render the results:
-//   #include <costmodel/costmodel.hpp>
-//   target_link_libraries(app PRIVATE costmodel::costmodel)     # after find_package(costmodel REQUIRED)
-// See docs/api.md. No header pulls in yaml-cpp, Boost or Eigen.
-
-#include "costmodel/error.hpp"
+//   #include "costmodel/error.hpp"
 #include "costmodel/units.hpp"
 #include "costmodel/version.hpp"
 
 #include "costmodel/spec/catalog.hpp"
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/collective.hpp"
+#include "costmodel/spec/economics.hpp"
 #include "costmodel/spec/hardware.hpp"
+#include "costmodel/spec/intervals.hpp"
 #include "costmodel/spec/model.hpp"
 #include "costmodel/spec/nccl_tuner.hpp"
+#include "costmodel/spec/stack.hpp"
 #include "costmodel/spec/strategy.hpp"
 #include "costmodel/spec/training.hpp"
 
 #include "costmodel/network/collective.hpp"
 #include "costmodel/network/topology.hpp"
 
-#include "costmodel/estimate/compute.hpp"
+#include "costmodel/estimate/economics.hpp"
+#include "costmodel/estimate/goodput.hpp"
+#include "costmodel/estimate/inputs.hpp"
 #include "costmodel/estimate/memory.hpp"
 #include "costmodel/estimate/step.hpp"
 
@@ -31,7 +32,6 @@
 #include "costmodel/search/space.hpp"
 
 #include "costmodel/analysis/calibrate.hpp"
-#include "costmodel/analysis/collective_sweep.hpp"
 #include "costmodel/analysis/fabrics.hpp"
 #include "costmodel/analysis/scenario.hpp"
 #include "costmodel/analysis/validate.hpp"
@@ -44,16 +44,9 @@
 #include "costmodel/io/runs.hpp"
 #include "costmodel/io/scenario.hpp"
 
-#include "costmodel/report/calibration.hpp"
-#include "costmodel/report/catalog.hpp"
-#include "costmodel/report/collective.hpp"
 #include "costmodel/report/configuration.hpp"
 #include "costmodel/report/html.hpp"
 #include "costmodel/report/json.hpp"
 #include "costmodel/report/launch.hpp"
 #include "costmodel/report/plan.hpp"
-#include "costmodel/report/scenario.hpp"
-#include "costmodel/report/svg.hpp"
 #include "costmodel/report/table.hpp"
-#include "costmodel/report/topology.hpp"
-#include "costmodel/report/validation.hpp"

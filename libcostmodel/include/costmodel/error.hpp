@@ -5,8 +5,9 @@
 #include <exception>
 #include <string>
 #include <vector>
+#include "costmodel/version.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// What went wrong, which decides the CLI's exit code (DESIGN.md §3).
 enum class ErrorKind {
@@ -63,4 +64,4 @@ class Error : public std::exception {
 /// Edit distance (optimal string alignment: Levenshtein plus neighbour transpositions, case-insensitive).
 [[nodiscard]] int edit_distance(const std::string& a, const std::string& b);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

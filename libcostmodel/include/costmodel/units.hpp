@@ -5,8 +5,9 @@
 #include <compare>
 #include <string>
 #include <string_view>
+#include "costmodel/version.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// The physical dimension of a quantity; each has one SI unit inside the code.
 enum class Dimension {
@@ -156,4 +157,4 @@ inline constexpr double kGigabitPerSecond = kGiga / kBitsPerByte;  ///< B/s in o
 /// as "50 GB/s" (bandwidth is shown in bytes), "80 GiB", "1.5 us", "989 TFLOP/s", "700 W", "$25,000".
 [[nodiscard]] std::string format_quantity(double value_si, Dimension dimension);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

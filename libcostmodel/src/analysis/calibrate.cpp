@@ -14,7 +14,7 @@
 #include "costmodel/error.hpp"
 #include "costmodel/network/topology.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 // The model's algorithm a calibration is matched against: what NCCL runs for large messages.
@@ -347,4 +347,4 @@ std::optional<std::string> guess_gpu(const std::string& device, const Catalog& c
   return best;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

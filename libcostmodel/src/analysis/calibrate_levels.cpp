@@ -17,7 +17,7 @@
 #include "costmodel/network/topology.hpp"
 #include "least_squares.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 /// The fit that characterises `level` best: AllReduce first (what training spends most time in), then the
@@ -374,4 +374,4 @@ LogCalibration calibrate_logs(const std::vector<NcclTestsLog>& logs, const Clust
   return result;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

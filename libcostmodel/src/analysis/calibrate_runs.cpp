@@ -13,7 +13,7 @@
 #include "costmodel/search/planner.hpp"
 #include "least_squares.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 // The fitted parameters of data/gpus.yaml `efficiency:` and the box the fit keeps them in.
@@ -307,4 +307,4 @@ GpuCalibration calibrate_gpu(const std::vector<PublishedRun>& runs, const GpuFit
   return out;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/analysis/collective_sweep.hpp"
+#include "analysis/collective_sweep.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -7,7 +7,7 @@
 
 #include "costmodel/error.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 std::vector<Bytes> message_sizes(Bytes min, Bytes max, double factor, int max_sizes) {
   if (!(min.value >= 1.0)) throw Error(ErrorLocation{}, "min_bytes", "must be at least 1 byte");
@@ -79,4 +79,4 @@ CollectiveSweep sweep_collective(const ClusterSpec& cluster, Collective collecti
   return sweep;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -3,7 +3,7 @@
 
 #include "costmodel/error.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 std::vector<FabricOption> compare_fabrics(const ClusterSpec& base) {
   std::vector<FabricOption> options;
@@ -30,4 +30,4 @@ std::vector<FabricOption> compare_fabrics(const ClusterSpec& base) {
   return options;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/analysis/knobs.hpp"
+#include "analysis/knobs.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 /// The step time of `strategy` with `options` (the estimate's cluster and model).
@@ -57,4 +57,4 @@ std::vector<IneffectiveKnob> ineffective_knobs(const StepEstimate& e, const Mode
   return out;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -6,6 +6,7 @@
 // from the Gauss-Newton covariance s^2 (J^T J)^-1, s^2 = 2 x cost / (m - n) (Bates & Watts 1988 §2.3).
 
 #include <Eigen/Dense>
+#include "costmodel/version.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +14,7 @@
 #include <limits>
 #include <vector>
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 
 struct BoundedFit {
   Eigen::VectorXd x;         ///< the parameters at the minimum
@@ -141,4 +142,4 @@ inline BoundedFit bounded_levenberg_marquardt(const ResidualFunction& f, Eigen::
   return fit;
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -8,7 +8,7 @@
 #include "costmodel/network/topology.hpp"
 #include "text.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 const std::vector<std::string>& scenario_default_columns() {
   static const std::vector<std::string> kColumns = {
@@ -100,4 +100,4 @@ ScenarioResult run_scenario(const Scenario& scenario, const ScenarioProgress& pr
   return result;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -7,7 +7,7 @@
 
 #include "costmodel/search/planner.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 PlanRequest request_for(const PublishedRun& run, int threads) {
@@ -196,4 +196,4 @@ SimilarRuns validate_similar_runs(const std::vector<PublishedRun>& runs, const M
   return similar;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

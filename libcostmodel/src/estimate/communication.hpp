@@ -5,13 +5,14 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include "costmodel/version.hpp"
 
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/network/collective.hpp"
 #include "costmodel/network/topology.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 
 // The part of `comm` seconds left on the critical path when it runs beside `window` seconds of compute:
 // only `hidden` of the overlapped share is hidden, since NCCL's kernels take SMs and memory bandwidth from
@@ -50,4 +51,4 @@ inline Seconds comm(Collective c, Algorithm a, double bytes, const CollectivePat
   return cost.time;
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/estimate/compute.hpp"
+#include "estimate/compute.hpp"
 
 #include "compute_terms.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 Seconds gemm_time(const GpuSpec& gpu, Dtype dtype, double m, double n, double k) {
   return Seconds(detail::gemm_seconds(gpu, dtype, m, n, k));
@@ -65,4 +65,4 @@ StageCompute stage_compute(const StepInputs& in) noexcept {
   return detail::stage(in);
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -5,10 +5,11 @@
 // planner's inner loop), and the build has no link-time optimisation.
 
 #include <algorithm>
+#include "costmodel/version.hpp"
 
-#include "costmodel/estimate/compute.hpp"
+#include "estimate/compute.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 
 // Tile and wave quantisation make small GEMMs under-fill the GPU (NVIDIA, "Matrix Multiplication Background
 // User's Guide", §2-3); a saturating curve in the smallest dimension captures the trend.
@@ -287,4 +288,4 @@ inline StageCompute stage(const StepInputs& in) {
   return c;
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

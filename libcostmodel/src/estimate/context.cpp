@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/estimate/context.hpp"
+#include "estimate/context.hpp"
 
 #include "communication.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 // Ring attention (Liu et al. 2023; Megatron-LM's context parallelism, cp_comm_type p2p): cp - 1 exchanges
 // of the local K and V blocks forward; K, V and their gradients dK, dV travel the ring backward; recompute
@@ -18,4 +18,4 @@ ContextParallelComm context_parallel_layer_comm(const StepInputs& in) noexcept {
   return {Seconds(forward), Seconds(2.0 * forward + recompute)};
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

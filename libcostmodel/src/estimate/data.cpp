@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/estimate/data.hpp"
+#include "estimate/data.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
 
-#include "costmodel/estimate/compute.hpp"
+#include "estimate/compute.hpp"
 
 #include "communication.hpp"
 #include "zero3_modules.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 // HBM traffic of one Adam step per parameter: read the states (master weight, m, v) and the fp32 gradient,
@@ -248,4 +248,4 @@ GradAccumulation grad_accumulation_time(const StepInputs& in) noexcept {
   return {seconds(layer), seconds(first), seconds(last)};
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

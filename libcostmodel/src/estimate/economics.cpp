@@ -6,7 +6,7 @@
 
 #include "costmodel/estimate/step.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 Ownership ownership(const ClusterSpec& cluster, const Inventory& inventory, const EconomicsSpec& economics) {
   Ownership o;
@@ -89,4 +89,4 @@ void apply_economics(StepEstimate& e, const Goodput& goodput, const Ownership& o
   e.run_cost = ownership.lifetime_rate * wall;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/estimate/expert.hpp"
+#include "estimate/expert.hpp"
 
 #include "communication.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 Seconds expert_parallel_layer_time(const StepInputs& in) noexcept {
   const Strategy& st = in.strategy;
@@ -27,4 +27,4 @@ Seconds expert_parallel_layer_time(const StepInputs& in) noexcept {
   return Seconds(in.moe_share * passes * (2.0 * all_to_all + expert_tp));
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
@@ -86,4 +86,4 @@ double expected_interruptions(Seconds wall_clock, Seconds cluster_mtbf) {
   return wall_clock.value / cluster_mtbf.value;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -28,10 +28,11 @@
 // iteration's graph leaves nothing per layer and needs a dispatcher that never synchronises.
 
 #include <algorithm>
+#include "costmodel/version.hpp"
 
 #include "costmodel/estimate/inputs.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 
 // Per layer and micro-batch: Python-dispatched ops and C++-issued kernels, forward and backward.
 struct HostCounts {
@@ -108,4 +109,4 @@ inline HostTerms host_terms(const StepInputs& in) {
   return t;
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

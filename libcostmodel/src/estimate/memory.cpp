@@ -11,7 +11,7 @@
 
 #include "zero3_modules.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 StageParameters stage_parameters(const ModelSpec& model, const ModelTerms& terms, const Strategy& st,
                                  double layers, bool first, bool last) noexcept {
@@ -285,4 +285,4 @@ int Estimator::fewest_recomputed_layers(const Strategy& strategy) const noexcept
   return fewest_recomputed(model_, terms_, cluster_.gpu, options_, strategy);
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

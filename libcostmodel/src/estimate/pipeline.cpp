@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/estimate/pipeline.hpp"
+#include "estimate/pipeline.hpp"
 
 #include "communication.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 // Activations forward and gradients backward at every stage boundary, v times per micro-batch when
 // interleaved. Each TP rank sends its 1/t slice: with sequence parallelism the slice it holds; without, the
@@ -26,4 +26,4 @@ Seconds pipeline_bubble_time(const StepInputs& in, Seconds stages_sum, Seconds s
   return Seconds((stages_sum.value - slowest.value) / in.vpp);
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

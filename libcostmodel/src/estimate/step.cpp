@@ -7,19 +7,19 @@
 #include <cstddef>
 #include <string_view>
 
-#include "costmodel/estimate/compute.hpp"
-#include "costmodel/estimate/context.hpp"
-#include "costmodel/estimate/data.hpp"
-#include "costmodel/estimate/expert.hpp"
-#include "costmodel/estimate/overlap.hpp"
-#include "costmodel/estimate/pipeline.hpp"
-#include "costmodel/estimate/tensor.hpp"
+#include "estimate/compute.hpp"
+#include "estimate/context.hpp"
+#include "estimate/data.hpp"
+#include "estimate/expert.hpp"
+#include "estimate/overlap.hpp"
+#include "estimate/pipeline.hpp"
+#include "estimate/tensor.hpp"
 
 #include "communication.hpp"
 #include "compute_terms.hpp"
 #include "host_terms.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 namespace {
 
@@ -520,4 +520,4 @@ std::vector<std::string> explain(const StepEstimate& e, const ModelSpec& model, 
   return reasons;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

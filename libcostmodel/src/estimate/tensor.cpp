@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/estimate/tensor.hpp"
+#include "estimate/tensor.hpp"
 
 #include <algorithm>
 
-#include "costmodel/estimate/expert.hpp"
+#include "estimate/expert.hpp"
 
 #include "communication.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 // One f or g operator of Shoeybi et al. 2019 §3 on one micro-batch's activations: an AllReduce of T·h, or
@@ -88,4 +88,4 @@ Seconds tensor_parallel_end_time(const StepInputs& in) noexcept {
   return Seconds(one_operator(in));
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

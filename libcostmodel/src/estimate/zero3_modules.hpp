@@ -5,11 +5,12 @@
 
 #include <array>
 #include <cstddef>
+#include "costmodel/version.hpp"
 
 #include "costmodel/estimate/inputs.hpp"
 #include "costmodel/spec/model.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 
 // DeepSpeed's defaults (deepspeed/runtime/zero/config.py, stage3_param_persistence_threshold and
 // stage3_max_reuse_distance): a parameter of at most 1e5 elements is never partitioned for the forward
@@ -57,4 +58,4 @@ inline LayerModules layer_modules(const ModelSpec& model, const ModelTerms& term
   return m;
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

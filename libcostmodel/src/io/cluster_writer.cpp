@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 std::string fixed(double value, int decimals) {
@@ -111,4 +111,4 @@ std::string gpu_efficiency_yaml(const GpuSpec& gpu, const std::vector<std::strin
   return out.str();
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

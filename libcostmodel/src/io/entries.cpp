@@ -11,7 +11,7 @@
 
 #include "costmodel/spec/collective.hpp"
 
-namespace costmodel::yaml {
+namespace costmodel::inline COSTMODEL_ABI::yaml {
 namespace {
 
 constexpr std::int64_t kMaxDimension = 1LL << 24;  // 16.7M: far beyond any model's width, safe in products
@@ -741,4 +741,4 @@ TrainingSpec read_training(Map& map, const std::vector<TrainingField>& fields) {
   return spec;
 }
 
-}  // namespace costmodel::yaml
+}  // namespace costmodel::inline COSTMODEL_ABI::yaml

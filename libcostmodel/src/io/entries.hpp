@@ -10,9 +10,10 @@
 #include "costmodel/spec/nccl_tuner.hpp"
 #include "costmodel/spec/stack.hpp"
 #include "costmodel/spec/training.hpp"
+#include "costmodel/version.hpp"
 #include "yaml_reader.hpp"
 
-namespace costmodel::yaml {
+namespace costmodel::inline COSTMODEL_ABI::yaml {
 
 /// A GPU entry; all fields required unless `base` is given, whose values are the defaults. Its `scale_up:`
 /// may name an entry of `fabrics` (data/scale_up.yaml), or be a mapping overriding the one its `name:` names.
@@ -57,4 +58,4 @@ void resolve_stack_in(TrainingSpec& spec, const Catalog& catalog, std::string_vi
 /// A cluster (DESIGN.md §4); catalog names resolve against `catalog`, inline entries are read in place.
 [[nodiscard]] ClusterSpec read_cluster(Map& map, const Catalog& catalog);
 
-}  // namespace costmodel::yaml
+}  // namespace costmodel::inline COSTMODEL_ABI::yaml

@@ -9,7 +9,7 @@
 #include "text.hpp"
 #include "yaml_reader.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 constexpr std::int64_t kMaxDimension = std::int64_t{1} << 32;
@@ -264,4 +264,4 @@ ModelSpec load_hf_config_file(const std::string& path) {
   return from_document(yaml::parse_file(path));
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -7,7 +7,7 @@
 #include "costmodel/io/catalog.hpp"
 #include "yaml_reader.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 std::vector<std::string> read_names(yaml::Map& map, const std::string& key) {
@@ -89,4 +89,4 @@ void write_intervals(std::ostream& out, const IntervalModel& m) {
   out << text.str();
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -9,7 +9,7 @@
 #include "text.hpp"
 #include "yaml_reader.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 ModelSpec model_from(const yaml::Document& document) {
@@ -249,4 +249,4 @@ ClusterSpec apply_cluster_options(ClusterSpec c, const ClusterOptions& o, const 
   return c;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -19,7 +19,7 @@
 #include "costmodel/network/topology.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 // nccl-tests prints sizes in bytes, times in microseconds (the units row says "(us)"; very old versions
@@ -474,4 +474,4 @@ NcclTestsLog load_nccl_tests_log(const std::string& path) {
   return parse_nccl_tests_log(text, path);
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -13,7 +13,7 @@
 #include "costmodel/io/catalog.hpp"
 #include "yaml_reader.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 /// What one item of a book prices: the catalog list its `name` must be in (none: no name) and its price's
@@ -187,4 +187,4 @@ void apply_price_book(Catalog& catalog, const PriceBook& book) {
   }
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

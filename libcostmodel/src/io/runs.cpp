@@ -4,7 +4,7 @@
 #include "entries.hpp"
 #include "yaml_reader.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 std::vector<PublishedRun> load_published_runs(const std::string& path, const Catalog& catalog,
                                               std::string_view default_stack) {
@@ -72,4 +72,4 @@ std::vector<PublishedRun> load_published_runs(const std::string& path, const Cat
   return runs;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

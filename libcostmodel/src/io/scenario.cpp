@@ -16,7 +16,7 @@
 #include "text.hpp"
 #include "yaml_reader.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 // ---------------------------------------------------------------------------------------------------
@@ -471,4 +471,4 @@ Scenario load_scenario_file(const std::string& path, const Catalog& catalog, std
   return scenario_from(text.str(), document, catalog, default_stack);
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -7,7 +7,7 @@
 #include <limits>
 #include <sstream>
 
-namespace costmodel::yaml {
+namespace costmodel::inline COSTMODEL_ABI::yaml {
 namespace {
 
 constexpr std::uintmax_t kMaxFileBytes = 64u << 20;  // no input of ours is anywhere near 64 MiB
@@ -334,4 +334,4 @@ void Map::finish() const {
   }
 }
 
-}  // namespace costmodel::yaml
+}  // namespace costmodel::inline COSTMODEL_ABI::yaml

@@ -6,6 +6,7 @@
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
+#include "costmodel/version.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -15,7 +16,7 @@
 #include "costmodel/error.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel::yaml {
+namespace costmodel::inline COSTMODEL_ABI::yaml {
 
 /// A parsed YAML document and the name of the file it came from.
 struct Document {
@@ -104,4 +105,4 @@ class Map {
 [[nodiscard]] std::string choose(const std::string& file, const YAML::Node& node, const std::string& field,
                                  const std::vector<std::string>& choices);
 
-}  // namespace costmodel::yaml
+}  // namespace costmodel::inline COSTMODEL_ABI::yaml

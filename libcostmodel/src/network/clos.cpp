@@ -10,7 +10,7 @@
 #include "fabric.hpp"
 #include "topology_detail.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 
 void fabric_error(const std::string& field, const std::string& message) {
   throw Error(ErrorLocation{}, field, message);
@@ -208,4 +208,4 @@ void set_switched_level(const PathInputs& in, const ScaleOutShape& shape, BytesP
   if (in.topo.sharp) out.reduction_bandwidth = out.bandwidth;
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -15,7 +15,7 @@
 #include "network/nccl_tuner.hpp"
 #include "network/nccl_tuning.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 using detail::evaluate;
@@ -620,4 +620,4 @@ std::optional<Bytes> crossover_size(Collective c, Algorithm small, Algorithm lar
   return Bytes(above);
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

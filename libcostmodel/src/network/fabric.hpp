@@ -11,10 +11,11 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include "costmodel/version.hpp"
 
 #include "costmodel/network/topology.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 
 /// What link_path has worked out before the fabric's own part: the communicator, the ranks' NIC bandwidth
 /// and where its ranks sit.
@@ -100,4 +101,4 @@ void fat_tree_path(const PathInputs& in, const FatTree& tree, LinkPath& path);
 void set_switched_level(const PathInputs& in, const ScaleOutShape& shape, BytesPerSecond all_to_all,
                         LinkPath& path);
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -9,7 +9,7 @@
 #include "costmodel/error.hpp"
 #include "fabric.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace detail {
 
 // Each file of fabrics/ defines fabric_rules_<stem>().
@@ -96,4 +96,4 @@ std::vector<std::string> topology_names() {
   return names;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -17,7 +17,7 @@
 #include "fabric.hpp"
 #include "topology_detail.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 using detail::ceil_div;
@@ -271,4 +271,4 @@ LinkPath link_path(const ClusterSpec& cluster, const Communicator& comm) {
   return link_path(build_topology(cluster), comm);
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

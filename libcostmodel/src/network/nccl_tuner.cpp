@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <limits>
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 // The plug-in's tolerance for comparisons in its plane (is_inside_region eps), and the far end of its ray:
@@ -92,4 +92,4 @@ bool region_holds(const TunerRegion& region, TunerVertex point) {
   return (crosses & 1) != 0;
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -5,8 +5,9 @@
 
 #include "costmodel/spec/collective.hpp"
 #include "costmodel/spec/nccl_tuner.hpp"
+#include "costmodel/version.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 
 /// Whether `region`'s polygon holds `point`, a point on an edge included (is_inside_region: on an edge
 /// within 1e-10, else out of the bounding box, else an odd count of edges crossed by the ray to a point past
@@ -37,4 +38,4 @@ const TunerRegion* tuner_pick(const NcclTuner& tuner, Collective c, double n, in
   return nullptr;
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -8,8 +8,9 @@
 // them; indexed [architecture][nodes index] or [algorithm row][protocol] with protocols LL, LL128, Simple.
 
 #include <array>
+#include "costmodel/version.hpp"
 
-namespace costmodel::nccl {
+namespace costmodel::inline COSTMODEL_ABI::nccl {
 
 /// Rows of NCCL's latency tables (NCCL_ALGO_*), the ones costmodel's algorithms borrow.
 enum Row { kTreeRow, kRingRow, kCollNetDirectRow, kCollNetChainRow, kNvlsRow, kNvlsTreeRow, kRowCount };
@@ -141,4 +142,4 @@ inline constexpr PerProtocol kPipelineProtocolFactor{0.5, 120.0 / 128.0, 1.0};
 /// pipeline_model.cc: algBw = ncclSoftMin(the pipeline's, the algorithm's maximum M, 0.1 x M) (model.h).
 inline constexpr double kSoftMinSmoothness = 0.1;
 
-}  // namespace costmodel::nccl
+}  // namespace costmodel::inline COSTMODEL_ABI::nccl

@@ -9,7 +9,7 @@
 #include "fabric.hpp"
 #include "topology_detail.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 using detail::ceil_div;
@@ -194,4 +194,4 @@ Topology build_topology(const ClusterSpec& cluster) {
   return topo;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/report/calibration.hpp"
+#include "report/calibration.hpp"
 
 #include <array>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 Json optional_number(const std::optional<double>& value) {
@@ -265,4 +265,4 @@ Json gpu_fit_json(const GpuCalibration& calibration) {
   return document;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/report/catalog.hpp"
+#include "report/catalog.hpp"
 
 #include <algorithm>
 
@@ -12,7 +12,7 @@
 #include "costmodel/spec/training.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 /// A number that is 0 when the entry does not have it (unsupported dtype) as null.
@@ -429,4 +429,4 @@ Table catalog_table(std::string_view which, const Catalog& catalog) {
   return make_table(topology_kind_fields(), topology_rows(catalog));
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -5,13 +5,14 @@
 
 #include <optional>
 #include <string>
+#include "costmodel/version.hpp"
 
 #include "costmodel/estimate/step.hpp"
 
 #include "costmodel/report/json.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 
 [[nodiscard]] inline Json days_cell(const std::optional<Seconds>& time) {
   return time ? Json(time->value / kSecondsPerDay) : Json();
@@ -28,4 +29,4 @@ namespace costmodel::detail {
   return text;
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/report/collective.hpp"
+#include "report/collective.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include "costmodel/spec/nccl_tuner.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 constexpr double kElementBytes = 4.0;  // nccl-tests' default datatype: float
@@ -161,4 +161,4 @@ Json collective_json(const CollectiveSweep& sweep, const ClusterSpec& cluster) {
   return document;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

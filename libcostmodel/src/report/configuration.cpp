@@ -11,7 +11,7 @@
 #include "costmodel/spec/nccl_tuner.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 /// TFLOP/s, the unit the configuration's keys name.
@@ -579,4 +579,4 @@ Table estimate_table(const StepEstimate& e, const ModelSpec& model, const Cluste
   return t;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

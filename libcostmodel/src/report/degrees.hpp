@@ -4,10 +4,11 @@
 // validation tables.
 
 #include <string>
+#include "costmodel/version.hpp"
 
 #include "costmodel/spec/strategy.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 
 /// " cp2 ep8 etp1": context parallelism and experts when used, and whole experts (etp other than tp).
 [[nodiscard]] inline std::string degrees_beyond_tp_pp_dp(const Strategy& s) {
@@ -18,4 +19,4 @@ namespace costmodel::detail {
   return text;
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

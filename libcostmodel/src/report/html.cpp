@@ -15,14 +15,14 @@
 #include "costmodel/report/configuration.hpp"
 #include "costmodel/report/launch.hpp"
 #include "costmodel/report/plan.hpp"
-#include "costmodel/report/scenario.hpp"
-#include "costmodel/report/svg.hpp"
-#include "costmodel/report/topology.hpp"
-#include "costmodel/report/validation.hpp"
 #include "costmodel/spec/stack.hpp"
 #include "costmodel/version.hpp"
+#include "report/scenario.hpp"
+#include "report/svg.hpp"
+#include "report/topology.hpp"
+#include "report/validation.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 // Print and screen in one sheet: system fonts only (nothing fetched), tables that break across pages by row,
@@ -595,4 +595,4 @@ void write_scenario_html(std::ostream& out, const Scenario& scenario, const Scen
   configuration_sections(page, first->best.front(), request.model, request.cluster, request.options, nullptr);
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -8,7 +8,7 @@
 
 #include "costmodel/error.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 namespace {
 
@@ -196,4 +196,4 @@ std::string Json::dump(int indent) const {
   return out.str();
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -8,13 +8,13 @@
 #include <string_view>
 
 #include "costmodel/error.hpp"
-#include "costmodel/estimate/expert.hpp"
 #include "costmodel/estimate/memory.hpp"
-#include "costmodel/estimate/pipeline.hpp"
-#include "costmodel/estimate/tensor.hpp"
 #include "costmodel/report/configuration.hpp"
+#include "estimate/expert.hpp"
+#include "estimate/pipeline.hpp"
+#include "estimate/tensor.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 /// "# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): step 21.1 s, 156 TFLOP/s per GPU, MFU 50.1%".
@@ -480,4 +480,4 @@ void write_launch(std::ostream& out, const std::vector<StepEstimate>& estimates,
   }
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

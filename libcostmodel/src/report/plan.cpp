@@ -9,7 +9,7 @@
 #include "costmodel/report/html.hpp"
 #include "costmodel/report/launch.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 std::string fabric_name(const StepEstimate& e) {
@@ -340,4 +340,4 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
   }
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

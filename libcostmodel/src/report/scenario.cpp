@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/report/scenario.hpp"
+#include "report/scenario.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@
 #include "degrees.hpp"
 #include "text.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 // ---------------------------------------------------------------------------------------------------
@@ -485,4 +485,4 @@ LineChart scenario_chart(const Scenario& scenario, const ScenarioResult& result)
   return chart;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

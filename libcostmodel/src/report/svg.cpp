@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/report/svg.hpp"
+#include "report/svg.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,7 +11,7 @@
 #include "costmodel/report/table.hpp"
 #include "costmodel/search/objective.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 constexpr double kWidth = 960;
@@ -546,4 +546,4 @@ ScatterChart pareto_chart(const PlanResult& result, const std::string& title, co
   return chart;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -11,7 +11,7 @@
 #include "costmodel/error.hpp"
 #include "costmodel/report/html.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 namespace {
 
@@ -434,4 +434,4 @@ void write_document(std::ostream& out, const Json& given, Format format) {
   }
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/report/topology.hpp"
+#include "report/topology.hpp"
 
 #include <cstdint>
 #include <functional>
 
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 /// A field of a built topology, null for one that could not be built.
@@ -203,4 +203,4 @@ Json fabrics_json(const std::vector<FabricOption>& options, const ClusterSpec& b
   return document;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/report/validation.hpp"
+#include "report/validation.hpp"
 
 #include <vector>
 
 #include "cells.hpp"
 #include "degrees.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 std::string split_text(const ValidationRow& r) {
@@ -83,4 +83,4 @@ Json validation_json(const ValidationSummary& summary) {
   return document;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

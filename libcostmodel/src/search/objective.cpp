@@ -11,7 +11,7 @@
 
 #include "costmodel/error.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 namespace {
 
@@ -186,4 +186,4 @@ bool same_on(const Score& a, const Score& b, const ParetoAxes& axes) {
   return true;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -16,7 +16,7 @@
 
 #include "costmodel/error.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 namespace {
 
@@ -631,4 +631,4 @@ PlanResult plan(const PlanRequest& request, const PlanProgress& progress) {
   return result;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

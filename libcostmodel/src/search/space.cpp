@@ -8,7 +8,7 @@
 
 #include "costmodel/error.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 namespace {
 
@@ -298,4 +298,4 @@ std::vector<std::string> why_no_splits(const SearchSpace& space, const ModelSpec
   return reasons;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

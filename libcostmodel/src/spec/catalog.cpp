@@ -6,7 +6,7 @@
 
 #include "costmodel/error.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 template <class Spec>
@@ -87,4 +87,4 @@ const SwitchSpec& Catalog::default_switch_for(const LinkSpec& link) const {
   return *best;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -7,7 +7,7 @@
 
 #include "costmodel/spec/nccl_tuner.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 std::string_view to_string(Routing routing) {
   return routing == Routing::kMinimal ? "minimal" : "adaptive";
 }
@@ -105,4 +105,4 @@ std::vector<std::string> validate(const ClusterSpec& c) {
   return reasons;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

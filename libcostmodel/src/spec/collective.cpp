@@ -3,7 +3,7 @@
 
 #include <array>
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 constexpr std::array<std::string_view, kCollectiveCount> kCollectiveNames{
@@ -48,4 +48,4 @@ std::optional<Protocol> parse_protocol(std::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -3,7 +3,7 @@
 
 #include <utility>
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 std::string_view to_string(CostBasis basis) {
   return basis == CostBasis::kRental ? "rental" : "owned";
@@ -49,4 +49,4 @@ void fill_lifetime_costs(EconomicsSpec& economics, const PriceBook& book) {
   take(economics.cables_share, "cables");
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

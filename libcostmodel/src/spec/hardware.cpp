@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 std::string_view to_string(Dtype dtype) {
   switch (dtype) {
@@ -151,4 +151,4 @@ std::vector<std::string> ScaleUpSpec::domain_problems(int gpus) const {
   return problems;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 const IntervalClass* IntervalModel::find(std::string_view name) const noexcept {
   for (const IntervalClass& c : classes) {
@@ -50,4 +50,4 @@ std::vector<std::string> unvalidated_features(const ValidatedEnvelope& v, const 
   return out;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

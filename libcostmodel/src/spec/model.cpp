@@ -8,7 +8,7 @@
 
 #include "costmodel/error.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 std::string_view to_string(FfnKind kind) {
   return kind == FfnKind::kGelu ? "gelu" : "swiglu";
@@ -380,4 +380,4 @@ double activation_bytes_per_layer(const ModelSpec& m, std::int64_t seq_len, std:
   return sequence_parallel ? (replicated + split + scores) / t : replicated + (split + scores) / t;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

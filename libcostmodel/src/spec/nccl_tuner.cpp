@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 // What the plug-in's transform_log2 puts in place of a 0 coordinate before taking log2.
@@ -19,4 +19,4 @@ TunerVertex tuner_vertex(double bytes, double ranks) {
   return {plugin_log2(bytes), plugin_log2(ranks)};
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "costmodel/spec/plausibility.hpp"
+#include "spec/plausibility.hpp"
 
 #include <cmath>
 
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 /// a within 5% of b.
@@ -106,4 +106,4 @@ std::vector<Warning> plausibility_warnings(const ClusterSpec& c, const Catalog& 
   return out;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -7,7 +7,7 @@
 #include "costmodel/error.hpp"
 #include "costmodel/spec/training.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 bool has(const std::vector<int>& stages, int stage) {
@@ -157,4 +157,4 @@ void apply_stack(TrainingSpec& training, const StackSpec& stack) {
     refuse("overlap", "data-parallel communication overlap under pipeline parallelism");
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -8,7 +8,7 @@
 #include "costmodel/error.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 std::string_view to_string(CudaGraphs graphs) {
   switch (graphs) {
@@ -355,4 +355,4 @@ std::vector<std::string> validate(const Strategy& st, const ModelSpec& model, co
   return reasons;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

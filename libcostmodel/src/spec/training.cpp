@@ -8,7 +8,7 @@
 #include "costmodel/error.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 namespace {
 
 std::string quoted(std::string_view text) {
@@ -451,4 +451,4 @@ Strategy pinned_strategy(const TrainingSpec& spec, const ModelSpec& model, int g
   return st;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

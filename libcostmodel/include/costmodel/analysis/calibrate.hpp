@@ -10,13 +10,14 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/network/collective.hpp"
 #include "costmodel/spec/catalog.hpp"
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// One measurement of an nccl-tests table (out-of-place or in-place half of a row).
 struct NcclTestsPoint {
@@ -201,11 +202,11 @@ struct LogCalibration {
 /// whose first name part appears in the device name, preferring one whose other parts appear too.
 [[nodiscard]] std::optional<std::string> guess_gpu(const std::string& device, const Catalog& catalog);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI
 
 #include "costmodel/analysis/validate.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// One run of a GPU fit: what it measured and what the model gives before and after the fit, in the run's
 /// own quantity (TFLOP/s per GPU in its convention; an `mfu` alone is turned into model TFLOP/s).
@@ -276,4 +277,4 @@ struct GpuCalibration {
 [[nodiscard]] GpuCalibration calibrate_gpu(const std::vector<PublishedRun>& runs,
                                            const GpuFitOptions& options = {});
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -6,11 +6,12 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/network/topology.hpp"
 #include "costmodel/spec/cluster.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// One fabric of the comparison: its cluster and sized topology, or why it cannot be built.
 struct FabricOption {
@@ -24,4 +25,4 @@ struct FabricOption {
 /// be built: its note says why.
 [[nodiscard]] std::vector<FabricOption> compare_fabrics(const ClusterSpec& base);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -10,10 +10,11 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/search/planner.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// The dimension name of `compare:` variants among Scenario::dimensions.
 inline constexpr const char* kVariantDimension = "variant";
@@ -85,4 +86,4 @@ using ScenarioProgress = std::function<void(double fraction_done)>;
 /// Runs every case. A case with nothing feasible is a row with a note, not an error.
 [[nodiscard]] ScenarioResult run_scenario(const Scenario& scenario, const ScenarioProgress& progress = {});
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/spec/cluster.hpp"
@@ -15,7 +16,7 @@
 #include "costmodel/spec/model.hpp"
 #include "costmodel/spec/training.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// What the source measured. A run is compared on the first of flops_per_gpu, tokens_per_s_per_gpu and
 /// step_time it states; the latter two are compared as throughput (model FLOPs per GPU with the model's own
@@ -106,4 +107,4 @@ struct SimilarRuns {
 [[nodiscard]] SimilarRuns validate_similar_runs(const std::vector<PublishedRun>& runs, const ModelSpec& model,
                                                 const std::string& gpu, int threads = 0);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

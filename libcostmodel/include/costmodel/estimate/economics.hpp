@@ -11,8 +11,9 @@
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/economics.hpp"
 #include "costmodel/units.hpp"
+#include "costmodel/version.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 struct StepEstimate;
 
@@ -46,4 +47,4 @@ struct Ownership {
 void apply_economics(StepEstimate& e, const Goodput& goodput, const Ownership& ownership,
                      const EstimateOptions& options) noexcept;
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

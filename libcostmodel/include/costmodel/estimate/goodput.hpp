@@ -10,8 +10,9 @@
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/economics.hpp"
 #include "costmodel/units.hpp"
+#include "costmodel/version.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// Bytes per parameter of a checkpoint: half-precision weights (MemoryBreakdown::weights) and the
 /// optimizer's fp32 master weights, momentum and variance (kOptimizerStateBytes): 2 + 12. BLOOM-176B's
@@ -69,4 +70,4 @@ struct Goodput {
 /// Interruptions per wall-clock day, planned and unplanned together; 0 without either.
 [[nodiscard]] double interruptions_per_day(const Goodput& goodput);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

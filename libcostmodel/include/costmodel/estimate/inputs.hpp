@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include "costmodel/version.hpp"
 
 #include "costmodel/network/collective.hpp"
 #include "costmodel/network/topology.hpp"
@@ -16,7 +17,7 @@
 #include "costmodel/spec/stack.hpp"
 #include "costmodel/spec/strategy.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// Choices of the model that are not part of the parallel strategy.
 struct EstimateOptions {
@@ -168,4 +169,4 @@ struct StepInputs {
                                      const EstimateOptions& options, const Strategy& strategy,
                                      const SplitPaths& paths) noexcept;
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

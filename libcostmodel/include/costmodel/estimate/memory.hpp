@@ -4,12 +4,13 @@
 // (Estimator::memory(), defined in memory.cpp).
 
 #include <string_view>
+#include "costmodel/version.hpp"
 
 #include "costmodel/estimate/inputs.hpp"
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// The terms of MemoryBreakdown that can overflow the GPU's memory.
 enum class MemoryTerm { kNone, kWeights, kGradients, kOptimizer, kActivations, kLogits, kErrorFeedback };
@@ -121,4 +122,4 @@ struct ParameterReplicas {
                                                const Strategy& strategy, double layers, bool first,
                                                bool last) noexcept;
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/estimate/economics.hpp"
 #include "costmodel/estimate/goodput.hpp"
@@ -24,7 +25,7 @@
 #include "costmodel/spec/training.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// The estimator's options that a TrainingSpec sets: tokens, the DP and TP algorithms, flash attention, the
 /// attention precision under fp8, the MoE capacity factor.
@@ -210,4 +211,4 @@ class Estimator {
 [[nodiscard]] std::vector<std::string> explain(const StepEstimate& estimate, const ModelSpec& model,
                                                const ClusterSpec& cluster);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -7,11 +7,12 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/error.hpp"
 #include "costmodel/spec/catalog.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// The folder holding data/ and models/, the first of: $COSTMODEL_DATA_DIR; share/costmodel beside the
 /// running executable's bin/ (an installed, possibly relocated, prefix); share/costmodel beside a shared
@@ -59,4 +60,4 @@ void apply_price_book(Catalog& catalog, const PriceBook& book);
 /// Loads every catalog under `root`; throws Error (FILE:LINE:COL) on the first bad entry.
 [[nodiscard]] Catalog load_catalog(const std::string& root = default_data_root());
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -4,10 +4,11 @@
 
 #include <string>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/spec/cluster.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// `cluster` as a cluster file (DESIGN.md §4) that load_cluster_file() reads back: catalog names for the
 /// GPU and switch, the link inline (`name` plus line rate, latency and efficiency), scale_up explicit.
@@ -20,4 +21,4 @@ namespace costmodel {
 [[nodiscard]] std::string gpu_efficiency_yaml(const GpuSpec& gpu,
                                               const std::vector<std::string>& comment = {});
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

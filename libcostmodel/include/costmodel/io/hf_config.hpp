@@ -8,10 +8,11 @@
 
 #include <string>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/spec/model.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// The model a config.json describes; named after its `_name_or_path`, else the file's folder. The training
 /// sequence length is `max_position_embeddings` (override it with --seq-len or training.seq_len).
@@ -22,4 +23,4 @@ namespace costmodel {
 /// "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gpt_neox", "opt", "falcon".
 [[nodiscard]] const std::vector<std::string>& hf_model_types();
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

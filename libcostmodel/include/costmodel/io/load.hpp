@@ -6,12 +6,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include "costmodel/version.hpp"
 
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/model.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// A model file (schema: DESIGN.md §4).
 [[nodiscard]] ModelSpec load_model_file(const std::string& path);
@@ -56,4 +57,4 @@ struct ClusterOptions {
 [[nodiscard]] ClusterSpec apply_cluster_options(ClusterSpec base, const ClusterOptions& options,
                                                 const Catalog& catalog);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

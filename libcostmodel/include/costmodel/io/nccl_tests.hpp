@@ -6,10 +6,11 @@
 
 #include <optional>
 #include <string>
+#include "costmodel/version.hpp"
 
 #include "costmodel/analysis/calibrate.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// Parses the stdout of one nccl-tests run. Comment lines, NCCL INFO/WARN lines and launcher warnings are
 /// tolerated; the table must have nccl-tests' header and end with its footer. Throws Error at FILE:LINE for
@@ -21,4 +22,4 @@ namespace costmodel {
 /// The collective an nccl-tests binary measures ("all_reduce_perf" -> AllReduce), or nullopt.
 [[nodiscard]] std::optional<Collective> collective_of_nccl_test(const std::string& binary_name);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -11,11 +11,12 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/analysis/scenario.hpp"
 #include "costmodel/spec/catalog.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// Reads a scenario file; catalog names resolve against `catalog`. Throws Error at FILE:LINE:COL. A case
 /// whose training and cluster name no software stack runs under `default_stack` (empty: kDefaultStack).
@@ -28,4 +29,4 @@ namespace costmodel {
 /// planner.*, ...).
 [[nodiscard]] const std::vector<std::string>& scenario_paths();
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -9,13 +9,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include "costmodel/version.hpp"
 
 #include "costmodel/network/topology.hpp"
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/collective.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// Time of one collective: latency_term + bandwidth_term.
 struct CommCost {
@@ -144,4 +145,4 @@ struct CollectivePath : LinkPath {
                                                   const LinkPath& path, Bytes lo = Bytes(1.0),
                                                   Bytes hi = Bytes(1099511627776.0));
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -9,12 +9,13 @@
 #include <string_view>
 #include <variant>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/nccl_tuner.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 inline constexpr int kMaxSwitchTiers = 3;  ///< leaf, spine, core
 inline constexpr int kMaxTorusDims = 3;    ///< torus-2d or torus-3d
@@ -269,4 +270,4 @@ struct LinkPath {
 /// Convenience: build_topology(cluster) then link_path; no allocation.
 [[nodiscard]] LinkPath link_path(const ClusterSpec& cluster, const Communicator& comm);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -8,13 +8,14 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/report/table.hpp"
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/model.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// The configuration object of DESIGN.md §3: tp, pp, dp, cp, ep, vpp, micro_batch, global_batch, recompute,
 /// zero, dtype, topology, step_time_s, tokens_per_s, model/hardware TFLOP/s per GPU, mfu, hfu,
@@ -75,4 +76,4 @@ namespace costmodel {
 [[nodiscard]] Table estimate_table(const StepEstimate& estimate, const ModelSpec& model,
                                    const ClusterSpec& cluster);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

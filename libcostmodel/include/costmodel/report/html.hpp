@@ -7,6 +7,7 @@
 // (`data-value`), so a machine reads the page as it reads the JSON.
 
 #include <iosfwd>
+#include "costmodel/version.hpp"
 
 #include "costmodel/analysis/scenario.hpp"
 #include "costmodel/analysis/validate.hpp"
@@ -14,7 +15,7 @@
 #include "costmodel/report/table.hpp"
 #include "costmodel/search/planner.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// `table` as an HTML fragment: its preamble and title, a sortable <table> (people's headers, units and
 /// values; data-key and data-value for machines), and its notes.
@@ -39,4 +40,4 @@ void write_estimate_html(std::ostream& out, const StepEstimate& estimate, const 
 /// first case's best configuration as write_estimate_html() shows it.
 void write_scenario_html(std::ostream& out, const Scenario& scenario, const ScenarioResult& result);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

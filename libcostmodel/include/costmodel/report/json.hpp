@@ -10,8 +10,9 @@
 #include <utility>
 #include <variant>
 #include <vector>
+#include "costmodel/version.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// A JSON document: null, bool, integer, number, string, array or object (keys keep insertion order).
 /// Non-finite numbers are written as null, so no output ever holds NaN.
@@ -66,4 +67,4 @@ class Json {
   std::variant<std::monostate, bool, std::int64_t, double, std::string, Array, Object> value_;
 };
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -7,13 +7,14 @@
 #include <ostream>
 #include <string>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/report/table.hpp"
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/model.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// The Megatron-LM arguments of `estimate` (the architecture, MoE and MLA, parallel degrees, batch, sequence,
 /// the run's samples, recompute, optimizer sharding, overlap, precision), one per line with shell
@@ -44,4 +45,4 @@ namespace costmodel {
 void write_launch(std::ostream& out, const std::vector<StepEstimate>& estimates, const ModelSpec& model,
                   const ClusterSpec& cluster, Format format, const EstimateOptions& options = {});
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -6,12 +6,13 @@
 
 #include <ostream>
 #include <string>
+#include "costmodel/version.hpp"
 
 #include "costmodel/report/json.hpp"
 #include "costmodel/report/table.hpp"
 #include "costmodel/search/planner.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// `{"configs": [...], "pareto": [...], "gpu_counts": [...], "evaluated", "feasible", "elapsed_s",
 /// "rejected": {reason: count}, "skipped_topologies": [...]}` (DESIGN.md §3); configurations as
@@ -41,4 +42,4 @@ namespace costmodel {
 void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& request, Format format,
                 bool pareto);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

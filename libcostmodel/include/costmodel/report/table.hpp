@@ -12,11 +12,12 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/report/json.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// Output formats (DESIGN.md §3): every command has table, csv, json and markdown; plan and estimate also
 /// write launch arguments: megatron (Megatron-LM / Megatron-Core flags) and nemo (NeMo 2 recipe overrides);
@@ -109,4 +110,4 @@ template <typename T>
   return table;
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

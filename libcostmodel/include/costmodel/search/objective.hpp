@@ -8,11 +8,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include "costmodel/version.hpp"
 
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// The quantity ranked first; the others break ties in this order, then the configuration itself.
 enum class Objective { kTime, kCost, kCapex, kTco, kSwitches, kPower };
@@ -70,4 +71,4 @@ inline constexpr ParetoAxes kDefaultParetoAxes{Objective::kTime, Objective::kCos
 /// True when `a` and `b` are equal on every axis.
 [[nodiscard]] bool same_on(const Score& a, const Score& b, const ParetoAxes& axes = kDefaultParetoAxes);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/search/objective.hpp"
@@ -22,7 +23,7 @@
 #include "costmodel/spec/model.hpp"
 #include "costmodel/spec/stack.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// One candidate fabric: a scale-out topology kind and, optionally, its leaf oversubscription.
 struct TopologyChoice {
@@ -152,4 +153,4 @@ using PlanProgress = std::function<void(double fraction_done)>;
 /// no fabric that can be built). An empty result is not an error: check `feasible`.
 [[nodiscard]] PlanResult plan(const PlanRequest& request, const PlanProgress& progress = {});
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

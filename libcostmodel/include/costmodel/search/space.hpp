@@ -26,12 +26,13 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/spec/model.hpp"
 #include "costmodel/spec/strategy.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// Settings of the training run that the planner does not search.
 struct TrainingSettings {
@@ -200,4 +201,4 @@ void CandidateSpace::for_each_candidate(const ParallelSplit& split, Visit&& visi
   }
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

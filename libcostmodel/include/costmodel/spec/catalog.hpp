@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/intervals.hpp"
@@ -15,7 +16,7 @@
 #include "costmodel/spec/stack.hpp"
 #include "costmodel/spec/training.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// A scale-out fabric's catalog entry (data/topologies.yaml): the sources of its rules. The fabric itself is
 /// a file of libcostmodel/src/network/fabrics/ (TopologyKind, traits()).
@@ -67,4 +68,4 @@ struct Catalog {
 /// catalog without stacks leaves `training` unbounded.
 void resolve_stack(TrainingSpec& training, const Catalog& catalog, std::string_view cluster_stack = {});
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -8,10 +8,11 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/spec/hardware.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// The scale-out fabric's shape. The enumerators name the built-in fabrics; a fabric added as a file of
 /// libcostmodel/src/network/fabrics/ gets the next value (topology_kinds() lists them all).
@@ -100,4 +101,4 @@ struct ClusterSpec {
 /// Every reason `cluster` is not a usable cluster (empty when it is).
 [[nodiscard]] std::vector<std::string> validate(const ClusterSpec& cluster);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

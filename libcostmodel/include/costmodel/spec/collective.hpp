@@ -6,8 +6,9 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include "costmodel/version.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// The collectives of NCCL (and MPI) that LLM training issues.
 enum class Collective : std::uint8_t {
@@ -64,4 +65,4 @@ enum class Zero3Gather { kFlat, kList };
 /// The protocol named `name` (as to_string spells it), or nullopt.
 [[nodiscard]] std::optional<Protocol> parse_protocol(std::string_view name);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -10,10 +10,11 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// What `cost` means in tables and in `--rank-by cost`.
 enum class CostBasis {
@@ -135,4 +136,4 @@ struct ReliabilitySpec {
   [[nodiscard]] bool failures() const { return gpu_mtbf.value < std::numeric_limits<double>::infinity(); }
 };
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -11,10 +11,11 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// Numeric formats whose dense tensor-core peak a GPU entry lists.
 enum class Dtype { kFp32, kTf32, kBf16, kFp16, kFp8 };
@@ -305,4 +306,4 @@ struct SwitchSpec {
   std::string source;                                                   ///< where the numbers come from
 };
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -13,11 +13,12 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/spec/model.hpp"
 #include "costmodel/spec/strategy.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// One class of configurations and the quantiles of its runs' residuals.
 struct IntervalClass {
@@ -70,4 +71,4 @@ struct IntervalModel {
                                                             int gpus, std::string_view gpu,
                                                             std::string_view stack);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -7,8 +7,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include "costmodel/version.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// gelu: any 2-matrix MLP (GELU, ReLU, squared ReLU); swiglu: any gated 3-matrix MLP (SwiGLU, GeGLU).
 enum class FfnKind { kGelu, kSwiglu };
@@ -191,4 +192,4 @@ enum RecomputeModule : unsigned {
                                                 Recompute recompute, bool fp8_inputs = false,
                                                 unsigned recompute_modules = 0);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -6,10 +6,11 @@
 
 #include <string>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/spec/collective.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// One corner of a region's polygon, in the plug-in's plane: log2 of the message bytes, log2 of the ranks.
 struct TunerVertex {
@@ -44,4 +45,4 @@ struct NcclTuner {
   std::string source;                ///< where the regions come from
 };
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

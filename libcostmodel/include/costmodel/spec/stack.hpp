@@ -9,11 +9,12 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/spec/collective.hpp"
 #include "costmodel/spec/strategy.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 struct TrainingSpec;
 
@@ -103,4 +104,4 @@ enum class StackRefusal : std::uint8_t { kNone, kZero, kFeature };
 /// stack for a pinned knob or degree the stack lacks.
 void apply_stack(TrainingSpec& training, const StackSpec& stack);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

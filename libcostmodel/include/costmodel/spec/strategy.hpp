@@ -7,12 +7,13 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/model.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// How the data-parallel gradient exchange is compressed on the wire.
 enum class CompressionKind { kNone, kFp16, kInt8, kTopK };
@@ -192,4 +193,4 @@ struct UnevenLayout {
 [[nodiscard]] std::vector<std::string> validate(const Strategy& strategy, const ModelSpec& model,
                                                 const ClusterSpec& cluster);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

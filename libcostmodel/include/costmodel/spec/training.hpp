@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/spec/collective.hpp"
 #include "costmodel/spec/economics.hpp"
@@ -21,7 +22,7 @@
 #include "costmodel/spec/stack.hpp"
 #include "costmodel/spec/strategy.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// The settings of one training run; unset optionals take the defaults noted.
 struct TrainingSpec {
@@ -124,4 +125,4 @@ void set_training_field(TrainingSpec& spec, std::string_view key, std::string_vi
 /// of tp, pp, dp that is not pinned.
 [[nodiscard]] Strategy pinned_strategy(const TrainingSpec& spec, const ModelSpec& model, int gpus);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -9,13 +9,14 @@
 #include <array>
 #include <bit>
 #include <string>
+#include "costmodel/version.hpp"
 
 #include "costmodel/network/collective.hpp"
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/units.hpp"
 #include "network/nccl_tuning.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 
 using Entry = CollectiveTable::Entry;
 
@@ -159,4 +160,4 @@ const AlgorithmRule& rule_of(Algorithm a);
 // measured bandwidth factor of the level (ProtocolCalibration); the caller checks that the pair applies.
 Entry evaluate(Collective c, Algorithm a, int proto, const Model& m);
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -7,7 +7,7 @@
 
 #include "algorithm.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 
 // The hardware NCCL's per-step constants were measured on, whose own latency they already hold: one NVLink /
 // NVSwitch step as data/gpus.yaml writes it (0.7 us), an InfiniBand NIC-to-NIC traversal (1 us,
@@ -241,4 +241,4 @@ LevelTimes two_level_rs(const Model& m, double up_bw, double out_bw) {
   return {(m.local - 1.0) / m.local / up_bw, (m.groups - 1.0) / m.groups / m.local / out_bw};
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

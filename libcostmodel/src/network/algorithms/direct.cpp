@@ -3,7 +3,7 @@
 
 #include "algorithm.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 bool direct_applies(Collective c, const LinkPath& path, const Why& why) {
@@ -68,4 +68,4 @@ Entry direct(Collective c, int proto, const Model& m) {
 
 const AlgorithmRule kDirectRule{direct_applies, direct};
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

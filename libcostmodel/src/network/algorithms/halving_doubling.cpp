@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "algorithm.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 bool halving_doubling_applies(Collective c, const LinkPath& /*path*/, const Why& why) {
@@ -40,4 +40,4 @@ Entry halving_doubling(Collective c, int proto, const Model& m) {
 
 const AlgorithmRule kHalvingDoublingRule{halving_doubling_applies, halving_doubling};
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

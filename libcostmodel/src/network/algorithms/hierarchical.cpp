@@ -3,7 +3,7 @@
 
 #include "algorithm.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 bool hierarchical_applies(Collective c, const LinkPath& /*path*/, const Why& why) {
@@ -44,4 +44,4 @@ Entry hierarchical(Collective c, int proto, const Model& m) {
 
 const AlgorithmRule kHierarchicalRule{hierarchical_applies, hierarchical};
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

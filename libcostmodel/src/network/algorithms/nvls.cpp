@@ -4,7 +4,7 @@
 
 #include "algorithm.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 // NVLS and NVLSTree move each channel's share in loops of one chunk per head GPU (NVIDIA/nccl
@@ -150,4 +150,4 @@ Entry nvls_tree(Collective /*c*/, int /*proto*/, const Model& m) {
 const AlgorithmRule kInNetworkRule{in_network_applies, in_network};
 const AlgorithmRule kNvlsTreeRule{nvls_tree_applies, nvls_tree};
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "algorithm.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 // pat.cc ncclPatEnable: compute capability >= 6.0 (every catalog GPU), nNodes == nRanks, the host driving
@@ -38,4 +38,4 @@ Entry pat(Collective /*c*/, int /*proto*/, const Model& m) {
 
 const AlgorithmRule kPatRule{pat_applies, pat};
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -5,7 +5,7 @@
 
 #include "algorithm.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 // Indexed by Algorithm (spec/collective.hpp), Auto excluded.
@@ -34,4 +34,4 @@ Entry evaluate(Collective c, Algorithm a, int proto, const Model& m) {
   return e;
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -3,7 +3,7 @@
 
 #include "algorithm.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 // NCCL runs every collective on rings but all-to-all and send/recv (point to point).
@@ -53,4 +53,4 @@ Entry ring(Collective c, int proto, const Model& m) {
 
 const AlgorithmRule kRingRule{ring_applies, ring};
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -3,7 +3,7 @@
 
 #include "algorithm.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 bool torus_bucket_applies(Collective c, const LinkPath& path, const Why& why) {
@@ -41,4 +41,4 @@ Entry torus_bucket(Collective c, int proto, const Model& m) {
 
 const AlgorithmRule kTorusBucketRule{torus_bucket_applies, torus_bucket};
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -4,7 +4,7 @@
 
 #include "algorithm.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 bool tree_applies(Collective c, const LinkPath& /*path*/, const Why& why) {
@@ -63,4 +63,4 @@ Entry tree(Collective c, int proto, const Model& m) {
 
 const AlgorithmRule kTreeRule{tree_applies, tree};
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

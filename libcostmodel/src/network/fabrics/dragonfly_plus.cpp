@@ -8,7 +8,7 @@
 #include "../fabric.hpp"
 #include "../topology_detail.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 void size_dragonfly(const ClusterSpec& cluster, Topology& topo) {
@@ -122,4 +122,4 @@ std::span<const FabricRule> fabric_rules_dragonfly_plus() {
   return {&kDragonflyPlusRule, 1};
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -3,7 +3,7 @@
 // only (Al-Fares et al. 2008).
 #include "../fabric.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 void size_fat_tree(const ClusterSpec& cluster, Topology& topo) {
@@ -32,4 +32,4 @@ std::span<const FabricRule> fabric_rules_fat_tree() {
   return {&kFatTreeRule, 1};
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -8,7 +8,7 @@
 #include "../fabric.hpp"
 #include "../topology_detail.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 void size_rail_only(const ClusterSpec& cluster, Topology& topo) {
@@ -64,4 +64,4 @@ std::span<const FabricRule> fabric_rules_rail_only() {
   return {&kRailOnlyRule, 1};
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -7,7 +7,7 @@
 #include "../fabric.hpp"
 #include "../topology_detail.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 void size_rail_optimized(const ClusterSpec& cluster, Topology& topo) {
@@ -78,4 +78,4 @@ std::span<const FabricRule> fabric_rules_rail_optimized() {
   return {&kRailOptimizedRule, 1};
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

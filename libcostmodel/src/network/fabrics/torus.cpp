@@ -10,7 +10,7 @@
 #include "../fabric.hpp"
 #include "../topology_detail.hpp"
 
-namespace costmodel::detail {
+namespace costmodel::inline COSTMODEL_ABI::detail {
 namespace {
 
 // Torus sides whose product is `nodes`, with the smallest diameter Σ⌊kᵢ/2⌋ (ties: the most even).
@@ -152,4 +152,4 @@ std::span<const FabricRule> fabric_rules_torus() {
   return kTorusRules;
 }
 
-}  // namespace costmodel::detail
+}  // namespace costmodel::inline COSTMODEL_ABI::detail

@@ -5,8 +5,9 @@
 
 #include "costmodel/estimate/inputs.hpp"
 #include "costmodel/units.hpp"
+#include "costmodel/version.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// Pipeline send/recv of one micro-batch on one GPU: its activations forward and their gradients backward
 /// at the stage boundary, v times when interleaved, T·h/t bytes each on SplitPaths::pp, plus the all-gather
@@ -28,4 +29,4 @@ namespace costmodel {
 [[nodiscard]] Seconds pipeline_bubble_time(const StepInputs& in, Seconds stages_sum,
                                            Seconds slowest) noexcept;
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

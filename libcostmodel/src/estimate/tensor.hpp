@@ -2,11 +2,12 @@
 #pragma once
 // Tensor parallelism: the collectives of one layer on one GPU (Shoeybi et al. 2019; Korthikanti et al. 2022).
 
-#include "costmodel/estimate/compute.hpp"
 #include "costmodel/estimate/inputs.hpp"
 #include "costmodel/units.hpp"
+#include "costmodel/version.hpp"
+#include "estimate/compute.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// Tensor-parallel collectives of one layer for one micro-batch, forward and backward (and again under full
 /// recompute): 4 (6) AllReduces of the layer's activations, T·h bytes, or with sequence parallelism as many
@@ -47,4 +48,4 @@ struct TensorParallelLayer {
 /// overlapped, s.
 [[nodiscard]] Seconds tensor_parallel_end_time(const StepInputs& in) noexcept;
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -7,11 +7,12 @@
 
 #include <string>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/spec/catalog.hpp"
 #include "costmodel/spec/cluster.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// One implausible value: the cluster field (as a cluster file spells it) and why.
 struct Warning {
@@ -22,4 +23,4 @@ struct Warning {
 /// Every implausible value of `cluster`, compared with the catalog's entries (empty when none).
 [[nodiscard]] std::vector<Warning> plausibility_warnings(const ClusterSpec& cluster, const Catalog& catalog);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -19,8 +19,9 @@
 // the optimizer step.
 
 #include <algorithm>
+#include "costmodel/version.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// One compute window and the communication that may hide behind it, s.
 struct OverlapWindow {
@@ -45,4 +46,4 @@ struct Overlapped {
   return {efficiency * (confined + free), w.confined - efficiency * confined, w.free - efficiency * free};
 }
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -8,10 +8,11 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/search/planner.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// One line of a LineChart: a y value per category; a non-finite value leaves a gap.
 struct LineSeries {
@@ -79,4 +80,4 @@ struct ScatterChart {
 [[nodiscard]] ScatterChart pareto_chart(const PlanResult& result, const std::string& title,
                                         const ParetoAxes& axes = kDefaultParetoAxes);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

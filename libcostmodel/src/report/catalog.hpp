@@ -6,12 +6,13 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/report/table.hpp"
 #include "costmodel/spec/catalog.hpp"
 #include "costmodel/spec/training.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// "gpus", "links", "switches", "scale-up", "models", "topologies", "knobs".
 [[nodiscard]] const std::vector<std::string>& catalog_names();
@@ -27,4 +28,4 @@ namespace costmodel {
 /// Each catalog's entry names, one row per catalog.
 [[nodiscard]] Table catalog_summary_table(const Catalog& catalog);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

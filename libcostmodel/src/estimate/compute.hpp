@@ -4,12 +4,13 @@
 // and the per-layer and per-stage compute of one configuration built from it.
 
 #include <cstdint>
+#include "costmodel/version.hpp"
 
 #include "costmodel/estimate/inputs.hpp"
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// Fraction of dense peak a GEMM of shape m x n x k reaches on `gpu` (dimensionless, in (0, gemm]):
 /// efficiency.gemm · d / (d + efficiency.gemm_half_size) with d the smallest of m, n, k — small GEMMs
@@ -84,4 +85,4 @@ struct StageCompute {
 /// the logits on the last stage.
 [[nodiscard]] StageCompute stage_compute(const StepInputs& in) noexcept;
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

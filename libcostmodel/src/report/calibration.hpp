@@ -4,11 +4,12 @@
 // beta, R², the worst point), the bandwidth it implies, the efficiency and the cluster constants.
 
 #include <optional>
+#include "costmodel/version.hpp"
 
 #include "costmodel/analysis/calibrate.hpp"
 #include "costmodel/report/table.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// One row per fit, titled with the logs and the GPU; the notes say what efficiency is measured against.
 [[nodiscard]] Table calibration_table(const LogCalibration& calibration, const ClusterSpec& cluster, int logs,
@@ -28,4 +29,4 @@ namespace costmodel {
 /// {"runs": [...], "parameters": [...], "rms_error_before", "rms_error_after", "notes"}.
 [[nodiscard]] Json gpu_fit_json(const GpuCalibration& calibration);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -4,13 +4,14 @@
 // fabric side by side (analysis/fabrics.hpp).
 
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/analysis/fabrics.hpp"
 #include "costmodel/network/topology.hpp"
 #include "costmodel/report/table.hpp"
 #include "costmodel/spec/cluster.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// One fabric in detail for people: switches per tier, links, optics, NICs, cables, capex, power, diameter,
 /// bisection, titled with the cluster.
@@ -29,4 +30,4 @@ namespace costmodel {
 /// {"gpus", "gpu", "link", "switch", "topologies": [rows as topology_json()]}.
 [[nodiscard]] Json fabrics_json(const std::vector<FabricOption>& options, const ClusterSpec& base);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -6,13 +6,14 @@
 
 #include <string>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/estimate/step.hpp"
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/model.hpp"
 #include "costmodel/spec/training.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// A set knob without effect: its TrainingField key and why.
 struct IneffectiveKnob {
@@ -27,4 +28,4 @@ struct IneffectiveKnob {
                                                              const ClusterSpec& cluster,
                                                              const TrainingSpec& training);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

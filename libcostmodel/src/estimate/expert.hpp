@@ -4,8 +4,9 @@
 
 #include "costmodel/estimate/inputs.hpp"
 #include "costmodel/units.hpp"
+#include "costmodel/version.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// True when the MoE layers route their tokens through the alltoall dispatcher instead of running the
 /// dense MLP's tensor-parallel collectives: ep > 1, or experts kept whole (etp 1) under tp > 1.
@@ -32,4 +33,4 @@ namespace costmodel {
 /// Overlapped only with EstimateOptions::ep_comm_overlap (step.cpp), s.
 [[nodiscard]] Seconds expert_parallel_layer_time(const StepInputs& in) noexcept;
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -5,13 +5,14 @@
 
 #include <optional>
 #include <vector>
+#include "costmodel/version.hpp"
 
 #include "costmodel/network/collective.hpp"
 #include "costmodel/network/topology.hpp"
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/units.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// One message size of the sweep.
 struct CollectivePoint {
@@ -49,4 +50,4 @@ struct CollectiveSweep {
                                                const std::vector<Bytes>& sizes,
                                                Protocol protocol = Protocol::kAuto, int first = 0);
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

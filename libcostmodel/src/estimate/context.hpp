@@ -4,8 +4,9 @@
 
 #include "costmodel/estimate/inputs.hpp"
 #include "costmodel/units.hpp"
+#include "costmodel/version.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// Context-parallel K/V exchange of one layer for one micro-batch, before overlap, s.
 struct ContextParallelComm {
@@ -18,4 +19,4 @@ struct ContextParallelComm {
 /// when cp == 1. It overlaps only the attention core that consumes it (overlap.hpp).
 [[nodiscard]] ContextParallelComm context_parallel_layer_comm(const StepInputs& in) noexcept;
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

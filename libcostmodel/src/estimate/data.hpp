@@ -44,8 +44,9 @@
 #include "costmodel/estimate/memory.hpp"
 #include "costmodel/network/topology.hpp"
 #include "costmodel/units.hpp"
+#include "costmodel/version.hpp"
 
-namespace costmodel {
+namespace costmodel::inline COSTMODEL_ABI {
 
 /// Bytes per gradient element on the wire: gradient_bytes(strategy), at most 2 with fp16 compression, 1 with
 /// int8; top-k sends values and indices apart (data_parallel_streams()).
@@ -112,4 +113,4 @@ struct GradAccumulation {
 /// (deepspeed/runtime/pipe/engine.py, _exec_backward_pass). ZeRO-2/3 accumulate only their shard.
 [[nodiscard]] GradAccumulation grad_accumulation_time(const StepInputs& in) noexcept;
 
-}  // namespace costmodel
+}  // namespace costmodel::inline COSTMODEL_ABI

@@ -1,5 +1,0 @@
-// SPDX-License-Identifier: Apache-2.0
-#pragma once
-// Deprecated forwarding header, kept for one release (see CHANGELOG.md): include
-// <costmodel/report/configuration.hpp> instead.
-#include "costmodel/report/configuration.hpp"

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: Apache-2.0
+# Type stubs of costmodel (python/costmodel/__init__.py and _sweep.py). Keyword names are the CLI's long
+# flags with _ for - (see `costmodel COMMAND --help`); the common ones are spelt out, the rest are **flags.
+import os
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+
+import pandas as pd
+
+__version__: str
+
+PathLike = Union[str, os.PathLike[str]]
+Spec = Union[str, os.PathLike[str], Mapping[str, Any]]
+Flag = Union[str, int, float, bool, Sequence[Union[str, int, float]], Mapping[str, Any], os.PathLike[str], None]
+
+class Error(Exception):
+    message: str
+    exit_code: int
+    cli_args: List[str]
+    def __init__(self, message: str, exit_code: int = ..., args: Sequence[str] = ...) -> None: ...
+
+class InfeasibleError(Error): ...
+class CostmodelWarning(UserWarning): ...
+
+class Completed:
+    args: List[str]
+    exit_code: int
+    stdout: str
+    stderr: str
+
+def run(*args: str) -> Completed: ...
+def data_dir() -> str: ...
+def plan(*, model: Optional[Spec] = ..., gpu: Optional[Spec] = ..., gpus: Optional[int] = ...,
+         cluster: Optional[Spec] = ..., global_batch: Optional[int] = ..., seq_len: Optional[int] = ...,
+         tokens: Union[str, float, None] = ..., top: Optional[int] = ..., rank_by: Optional[str] = ...,
+         topology: Union[str, Sequence[str], None] = ..., link: Optional[Spec] = ..., stack: Optional[str] = ...,
+         threads: Optional[int] = ..., **flags: Flag) -> pd.DataFrame: ...
+def report(output: PathLike, **flags: Flag) -> str: ...
+def estimate(*, model: Optional[Spec] = ..., gpu: Optional[Spec] = ..., gpus: Optional[int] = ...,
+             tp: Optional[int] = ..., pp: Optional[int] = ..., dp: Optional[int] = ..., cluster: Optional[Spec] = ...,
+             **flags: Flag) -> pd.DataFrame: ...
+def collective(*, op: str, **flags: Flag) -> pd.DataFrame: ...
+def topology(**flags: Flag) -> pd.DataFrame: ...
+def validate(runs: Union[PathLike, Iterable[PathLike], None] = ..., **flags: Flag) -> pd.DataFrame: ...
+def calibrate(logs: Union[PathLike, Iterable[PathLike]], **flags: Flag) -> pd.DataFrame: ...
+def catalog(kind: str, **flags: Flag) -> pd.DataFrame: ...
+def scenario(file: Spec, **flags: Flag) -> pd.DataFrame: ...
+def sweep(grid: Union[Mapping[str, Sequence[Any]], PathLike], client: Any = ..., *,
+          base: Optional[Mapping[str, Any]] = ..., workers: Optional[int] = ..., partition_size: Optional[int] = ...,
+          top: int = ..., output: Optional[PathLike] = ..., **flags: Flag) -> pd.DataFrame: ...

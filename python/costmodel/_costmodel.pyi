@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: Apache-2.0
+# Type stubs of the compiled part (python/src/module.cpp).
+from typing import List, Tuple
+
+__version__: str
+
+def run(args: List[str]) -> Tuple[int, str, str]: ...
+def register_data_dir(path: str) -> None: ...
+def data_dir() -> str: ...

@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: Apache-2.0
+# ctest public_headers: costmodel/costmodel.hpp includes every public header, and no public header includes
+# a private one (an include not under costmodel/, other than the standard library's <...>).
+# -D INCLUDE_DIR=libcostmodel/include
+file(GLOB_RECURSE headers RELATIVE ${INCLUDE_DIR} ${INCLUDE_DIR}/costmodel/*.hpp)
+file(READ ${INCLUDE_DIR}/costmodel/costmodel.hpp umbrella)
+set(problems)
+list(LENGTH headers count)
+foreach(header ${headers})
+  if(NOT header STREQUAL "costmodel/costmodel.hpp")
+    string(FIND "${umbrella}" "#include \"${header}\"" at)
+    if(at EQUAL -1)
+      list(APPEND problems "costmodel/costmodel.hpp does not include ${header}")
+    endif()
+  endif()
+  file(STRINGS ${INCLUDE_DIR}/${header} quoted REGEX "^#include \"")
+  foreach(line ${quoted})
+    if(NOT line MATCHES "^#include \"costmodel/")
+      list(APPEND problems "${header} includes a private header: ${line}")
+    endif()
+  endforeach()
+endforeach()
+if(problems)
+  list(JOIN problems "\n" text)
+  message(FATAL_ERROR "${text}")
+endif()
+message(STATUS "public_headers: ${count} public headers, all in costmodel/costmodel.hpp, none including a private one")
