@@ -8,7 +8,6 @@ same code as `costmodel plan --top 1 --threads 1`.
 """
 
 import argparse
-import itertools
 import math
 import os
 import sys
