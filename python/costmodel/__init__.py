@@ -30,7 +30,7 @@ import shutil
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
 
@@ -274,12 +274,28 @@ def plan(**flags: Any) -> pd.DataFrame:
 def report(output: Any, **flags: Any) -> str:
     """``costmodel report -o OUTPUT``: the plan as one self-contained HTML page; returns OUTPUT's path."""
     text, _ = _call("plan", (), flags, fmt="html")
+
+    def write(temp: str) -> None:
+        with open(temp, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    return _write_whole(output, write)
+
+
+def _write_whole(output: Any, write: Callable[[str], None]) -> str:
+    """Calls ``write`` on a temporary file beside ``output``, then renames it: whole or not at all (as the
+    CLI's -o). Returns the path written."""
     path = os.fspath(output)
     folder = os.path.dirname(os.path.abspath(path))
     fd, temp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(temp, path)
+    os.close(fd)
+    try:
+        write(temp)
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.remove(temp)
+        raise
     return path
 
 

@@ -15,7 +15,6 @@ import copy
 import itertools
 import math
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -194,25 +193,18 @@ def sweep(grid: Any, client: Any = None, *, base: Optional[Mapping[str, Any]] = 
         "scenarios_per_s_per_worker": len(cases) / elapsed / worker_count if elapsed > 0 else None,
     })
     if output is not None:
-        _write_whole(df, output)
+        _write_frame(df, output)
     return df
 
 
-def _write_whole(df: pd.DataFrame, output: Any) -> None:
-    """Writes ``df`` to a temporary file beside ``output`` and renames it: whole or not at all."""
+def _write_frame(df: pd.DataFrame, output: Any) -> None:
+    """``df`` as CSV (default), JSON records (.json) or a pickle (.pkl), written whole or not at all."""
+    from . import _write_whole
+
     path = os.fspath(output)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, temp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".")
-    os.close(fd)
-    try:
-        if path.endswith(".json"):
-            df.to_json(temp, orient="records")
-        elif path.endswith(".pkl"):
-            df.to_pickle(temp)
-        else:
-            df.to_csv(temp, index=False)
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.remove(temp)
-        raise
+    if path.endswith(".json"):
+        _write_whole(path, lambda temp: df.to_json(temp, orient="records"))
+    elif path.endswith(".pkl"):
+        _write_whole(path, df.to_pickle)
+    else:
+        _write_whole(path, lambda temp: df.to_csv(temp, index=False))
