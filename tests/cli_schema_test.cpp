@@ -63,7 +63,10 @@ const std::string kConfiguration =
     "{tp,pp,dp,cp,ep,etp,vpp,first_stage_layers,last_stage_layers,micro_batch,global_batch,seq_len,"
     "tokens_per_step,recompute,"
     "recompute_layers,recompute_modules,zero,dtype,"
-    "grad_reduce_dtype,optimizer_dtype,fp8_params,sequence_parallel,overlap,compression,stack,"
+    "grad_reduce_dtype,optimizer_dtype,fp8_params,sequence_parallel,overlap,compression,"
+    // The other declared knobs with a column (spec/training.cpp), in declaration order.
+    "attention,attention_dtype,moe_capacity_factor,tp_comm_overlap,grad_accumulation_fusion,ep_comm_overlap,"
+    "pp_comm_overlap,cuda_graphs,zero3_gather,dp_algorithm,tp_algorithm,stack,"
     "topology,oversubscription,step_time_s,step_time_s_low,step_time_s_high,interval_coverage,unvalidated,"
     "tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,mfu_"
     "bf16_peak,hfu,"
@@ -128,7 +131,13 @@ TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
       "model_tflops_per_gpu,mfu,memory_per_gpu_bytes,fits_memory,comm_share,training_days,cost_"
       "usd,capex_usd,"
       "switches,mfu_bf16_peak,unvalidated,collectives,global_batch,seq_len,stack,oversubscription,goodput,"
-      "interruptions_per_day,schema_version";
+      "interruptions_per_day,"
+      // The other declared knobs with a column, in declaration order, after every earlier column.
+      "recompute_modules,dtype,grad_reduce_dtype,optimizer_dtype,fp8_params,compression,attention,"
+      "attention_dtype,moe_capacity_factor,tp_comm_overlap,grad_accumulation_fusion,ep_comm_overlap,"
+      "pp_comm_overlap,cuda_graphs,zero3_gather,dp_algorithm,tp_algorithm,first_stage_layers,last_stage_"
+      "layers,"
+      "schema_version";
   CHECK(csv_header(with(kPlan, {"--format", "csv"})) == "rank," + plan_csv);
   // A deadline search: gpus in every configuration and a row per GPU count searched.
   const std::vector<std::string> deadline = {
@@ -205,7 +214,7 @@ TEST_CASE("catalog: every catalog's fields") {
                                                           {"scale-up", scale_up},
                                                           {"models", models},
                                                           {"topologies", "name,description,switched,source"},
-                                                          {"knobs", "key,flag,split,help"}};
+                                                          {"knobs", "key,flag,split,column,help"}};
   for (const auto& [name, keys] : catalogs) {
     CAPTURE(name);
     CHECK(csv_header({"catalog", name, "--format", "csv"}) == keys + ",schema_version");

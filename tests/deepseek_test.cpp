@@ -236,7 +236,7 @@ TEST_CASE("estimate and plan take DeepSeek-V3 on 2,048 H800 in its published lay
   CHECK(e.mfu < 1.0);
   // DeepSeek measured 180K H800 hours per trillion tokens (§1): 2048 · 15360 · 4096 tokens a step in about
   // 13.3 s. Not asserted: the model's exposed expert all-to-all (DualPipe hides it) keeps it slower.
-  const Json config = configuration_json(e, m, cluster);
+  const Json config = configuration_json(e, m, cluster, {});
   CHECK(json_integer(config, "parameters") == 671026404352);
   CHECK(json_integer(config, "active_parameters") == 37552282624);
 
@@ -259,5 +259,6 @@ TEST_CASE("estimate and plan take DeepSeek-V3 on 2,048 H800 in its published lay
   const StepEstimate& best = result.top.front();
   CHECK(best.strategy.dp == 128);
   CHECK(best.fits_memory);
-  CHECK(json_integer(configuration_json(best, result.model, cluster), "parameters") == 671026404352);
+  CHECK(json_integer(configuration_json(best, result.model, cluster, result.options), "parameters") ==
+        671026404352);
 }

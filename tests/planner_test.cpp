@@ -58,7 +58,7 @@ PlanRequest llama3_405b_layout(int gpus, const std::string& link) {
 std::string dump(const std::vector<StepEstimate>& estimates) {
   std::ostringstream out;
   const PlanRequest r = small_request();
-  for (const auto& e : estimates) out << configuration_json(e, r.model, r.cluster).dump(0) << '\n';
+  for (const auto& e : estimates) out << configuration_json(e, r.model, r.cluster, r.options).dump(0) << '\n';
   return out.str();
 }
 

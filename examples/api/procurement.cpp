@@ -192,8 +192,10 @@ int run(int argc, char** argv) {
 
   // The winning plan as the CLI would print it, and what its fabric takes to build.
   std::cout << '\n';
+  // Its knob columns read the estimator's options: fastest() left them at their defaults (and tokens).
   costmodel::write_table(std::cout,
-                         costmodel::configurations_table({best->plan}, "cheapest plan: " + best->fabric.name),
+                         costmodel::configurations_table({best->plan}, costmodel::EstimateOptions{},
+                                                         "cheapest plan: " + best->fabric.name),
                          *format);
   const costmodel::Topology topology = costmodel::build_topology(best->cluster);
   const costmodel::Inventory& inv = topology.inventory;

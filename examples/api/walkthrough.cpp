@@ -103,10 +103,11 @@ void one_collective(const costmodel::ClusterSpec& cluster) {
 // [render]
 void render(const costmodel::PlanResult& result) {
   const auto format = costmodel::parse_format("markdown").value();
-  costmodel::write_table(std::cout, costmodel::configurations_table(result.top, "fastest"), format);
+  costmodel::write_table(std::cout, costmodel::configurations_table(result.top, result.options, "fastest"),
+                         format);
   // plan_json() is what `costmodel plan --format json` prints (examples/api/plan_json.cpp).
   const costmodel::Json best =
-      costmodel::configuration_json(result.top.front(), result.model, result.cluster);
+      costmodel::configuration_json(result.top.front(), result.model, result.cluster, result.options);
   std::cout << best.find("step_time_s")->dump(0) << " s\n";
 }
 // [/render]

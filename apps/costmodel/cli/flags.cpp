@@ -124,10 +124,11 @@ ClusterSpec make_cluster(const ClusterArgs& args, const Catalog& catalog, const 
 // ---------------------------------------------------------------------------------------------------
 // [model] and [training]
 
-void add_training_options(po::options_description& options, bool pins) {
+void add_training_options(po::options_description& options, bool pins,
+                          const std::vector<TrainingField>& fields) {
   options.add_options()("model", po::value<std::string>(),
                         "model: catalog name (costmodel catalog models) or FILE.yaml [gpt3-175b]");
-  for (const TrainingField& field : training_fields()) {
+  for (const TrainingField& field : fields) {
     if (field.pin && !pins) continue;
     const std::string flag(field.flag);
     const std::string help(field.help);
@@ -135,10 +136,11 @@ void add_training_options(po::options_description& options, bool pins) {
   }
 }
 
-TrainingArgs read_training_args(const po::variables_map& values, const Context& context) {
+TrainingArgs read_training_args(const po::variables_map& values, const Context& context,
+                                const std::vector<TrainingField>& fields) {
   TrainingArgs args;
   if (auto model = string_option(values, "model")) args.model = *model;
-  for (const TrainingField& field : training_fields()) {
+  for (const TrainingField& field : fields) {
     const std::string flag(field.flag);
     const auto text = string_option(values, flag);
     if (!text) continue;

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/parser.hpp"
 #include "costmodel/analysis/validate.hpp"
@@ -46,10 +47,13 @@ struct TrainingArgs {
   TrainingSpec training;            ///< every training_fields() flag, read by set_training_field()
 };
 
-/// Adds --model and the training_fields() flags; `pins` adds the parallel degrees (--tp --pp ...) too.
-void add_training_options(po::options_description& options, bool pins);
+/// Adds --model and the flags of `fields` (training_fields()); `pins` adds the parallel degrees (--tp --pp
+/// ...) too.
+void add_training_options(po::options_description& options, bool pins,
+                          const std::vector<TrainingField>& fields = training_fields());
 /// Reads them (every bad value is a usage error naming its flag).
-[[nodiscard]] TrainingArgs read_training_args(const po::variables_map& values, const Context& context);
+[[nodiscard]] TrainingArgs read_training_args(const po::variables_map& values, const Context& context,
+                                              const std::vector<TrainingField>& fields = training_fields());
 /// One warning line per [training] flag that changes nothing for `estimate` (analysis/knobs.hpp).
 void warn_ineffective_knobs(const StepEstimate& estimate, const ModelSpec& model, const ClusterSpec& cluster,
                             const TrainingSpec& training, const Context& context);

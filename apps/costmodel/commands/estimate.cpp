@@ -54,7 +54,7 @@ int run_estimate(const std::vector<std::string>& args, const Context& context) {
     write_launch(output.stream(), {e}, model, cluster, output.format(), options);
     output.commit();
   } else if (output.format() == Format::kJson || output.format() == Format::kCsv) {
-    emit(output, configuration_json(e, model, cluster));
+    emit(output, configuration_json(e, model, cluster, options));
   } else {
     emit(output, estimate_table(e, model, cluster));
   }

@@ -337,6 +337,7 @@ std::vector<ColumnOf<TrainingField>> knob_fields() {
       {"key", "key", "", 1, [](const TrainingField& f) { return Json(std::string(f.key)); }},
       {"flag", "flag", "", 1, [](const TrainingField& f) { return Json("--" + std::string(f.flag)); }},
       {"split", "split", "", 1, [](const TrainingField& f) { return Json(f.pin); }},
+      {"column", "column", "", 1, [](const TrainingField& f) { return Json(f.column != nullptr); }},
       {"help", "values [default]", "", 1, [](const TrainingField& f) { return Json(std::string(f.help)); }},
   };
 }
@@ -366,7 +367,8 @@ Table knobs_table(const std::vector<TrainingField>& fields) {
   Table table = make_table(knob_fields(), fields);
   table.notes = {
       "key: in YAML (runs files, scenarios' training.*); flag: on the command line; split: a "
-      "parallel degree the planner chooses unless pinned"};
+      "parallel degree the planner chooses unless pinned; column: a key of plan and estimate JSON, a "
+      "column of plan CSV and a scenario column, with each configuration's value"};
   return table;
 }
 

@@ -10,6 +10,7 @@
 #include "costmodel/estimate/memory.hpp"
 #include "costmodel/spec/nccl_tuner.hpp"
 #include "costmodel/units.hpp"
+#include "knob_columns.hpp"
 
 namespace costmodel::inline COSTMODEL_ABI {
 namespace {
@@ -209,7 +210,8 @@ std::string describe_interval(const StepEstimate& e) {
   return text;
 }
 
-Json configuration_json(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& base) {
+Json configuration_json(const StepEstimate& e, const ModelSpec& model, const ClusterSpec& base,
+                        const EstimateOptions& options) {
   const std::optional<double> days =
       e.training_time ? std::optional(e.training_time->value / kSecondsPerDay) : std::nullopt;
   const std::optional<double> cost = e.cost() ? std::optional(e.cost()->value) : std::nullopt;
@@ -239,37 +241,35 @@ Json configuration_json(const StepEstimate& e, const ModelSpec& model, const Clu
       .set("overflow",
            e.memory.overflow == MemoryTerm::kNone ? Json() : Json(std::string(to_string(e.memory.overflow))));
 
+  // The knobs: the contract's keys where they have always been, then every other declared knob.
+  const auto knob = [&](std::string_view key) { return detail::knob_cell(key, st, options); };
   Json o = Json::object();
-  o.set("tp", st.tp)
-      .set("pp", st.pp)
-      .set("dp", st.dp)
-      .set("cp", st.cp)
-      .set("ep", st.ep)
-      .set("etp", st.expert_tp())
-      .set("vpp", st.vpp)
-      .set("first_stage_layers", st.first_stage_layers > 0 ? Json(st.first_stage_layers) : Json())
-      .set("last_stage_layers", st.last_stage_layers > 0 ? Json(st.last_stage_layers) : Json())
-      .set("micro_batch", st.micro_batch)
-      .set("global_batch", st.global_batch)
+  o.set("tp", knob("tp"))
+      .set("pp", knob("pp"))
+      .set("dp", knob("dp"))
+      .set("cp", knob("cp"))
+      .set("ep", knob("ep"))
+      .set("etp", knob("etp"))
+      .set("vpp", knob("vpp"))
+      .set("first_stage_layers", knob("first_stage_layers"))
+      .set("last_stage_layers", knob("last_stage_layers"))
+      .set("micro_batch", knob("micro_batch"))
+      .set("global_batch", knob("global_batch"))
       .set("seq_len", model.seq_len)
       .set("tokens_per_step", static_cast<double>(st.global_batch) * static_cast<double>(model.seq_len))
-      .set("recompute", std::string(to_string(st.recompute)))
-      .set("recompute_layers", st.recompute_layers > 0 ? Json(st.recompute_layers) : Json())
-      .set("recompute_modules",
-           st.recompute_modules != 0
-               ? Json(recompute_modules_text(st.recompute_modules, st.recompute == Recompute::kSelective))
-               : Json())
-      .set("zero", st.zero)
-      .set("dtype", std::string(to_string(st.dtype)))
-      .set("grad_reduce_dtype", std::string(st.bf16_gradients          ? "bf16"
-                                            : st.dtype == Dtype::kFp16 ? "fp16"
-                                                                       : "fp32"))
-      .set("optimizer_dtype", std::string(st.bf16_optimizer ? "bf16" : "fp32"))
-      .set("fp8_params", fp8_weights(st))
-      .set("sequence_parallel", st.sequence_parallel)
-      .set("overlap", st.overlap)
-      .set("compression", to_string(st.compression))
-      .set("stack", base.stack.empty() ? Json() : Json(base.stack))
+      .set("recompute", knob("recompute"))
+      .set("recompute_layers", knob("recompute_layers"))
+      .set("recompute_modules", knob("recompute_modules"))
+      .set("zero", knob("zero"))
+      .set("dtype", knob("dtype"))
+      .set("grad_reduce_dtype", knob("grad_reduce_dtype"))
+      .set("optimizer_dtype", knob("optimizer_dtype"))
+      .set("fp8_params", knob("fp8_params"))
+      .set("sequence_parallel", knob("sequence_parallel"))
+      .set("overlap", knob("overlap"))
+      .set("compression", knob("compression"));
+  detail::add_knob_columns(o, st, options);
+  o.set("stack", base.stack.empty() ? Json() : Json(base.stack))
       .set("topology", std::string(to_string(e.topology)))
       .set("oversubscription", e.oversubscription)
       .set("step_time_s", e.step_time.value)
@@ -338,6 +338,7 @@ namespace {
 struct RankedEstimate {
   int rank = 0;
   const StepEstimate* estimate = nullptr;
+  const EstimateOptions* options = nullptr;  // the estimator's, for the knobs' columns
 };
 
 /// Exposed communication: what the step waits for (DP only where not hidden).
@@ -349,22 +350,25 @@ double exposed_communication(const StepEstimate& e) {
 // SI values (fractions, bytes, USD) for machines; %, GiB, M$ for people (DESIGN.md §3).
 std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
   using R = const RankedEstimate&;
-  const auto st = [](R r) -> const Strategy& { return r.estimate->strategy; };
-  return {
-      {"tp", "tp", "", 1, [=](R r) { return Json(st(r).tp); }},
-      {"pp", "pp", "", 1, [=](R r) { return Json(st(r).pp); }},
-      {"dp", "dp", "", 1, [=](R r) { return Json(st(r).dp); }, 6},
-      {"cp", "cp", "", 1, [=](R r) { return Json(st(r).cp); }},
-      {"ep", "ep", "", 1, [=](R r) { return Json(st(r).ep); }},
-      {"etp", "etp", "", 1, [=](R r) { return Json(st(r).expert_tp()); }, 4, Audience::kMachines},
-      {"vpp", "vpp", "", 1, [=](R r) { return Json(st(r).vpp); }},
-      {"micro_batch", "mb", "", 1, [=](R r) { return Json(st(r).micro_batch); }},
-      {"recompute", "recompute", "", 1, [=](R r) { return Json(std::string(to_string(st(r).recompute))); }},
-      {"recompute_layers", "rc layers", "", 1,
-       [=](R r) { return st(r).recompute_layers > 0 ? Json(st(r).recompute_layers) : Json(); }},
-      {"zero", "zero", "", 1, [=](R r) { return Json(st(r).zero); }, 2},
-      {"sequence_parallel", "sp", "", 1, [=](R r) { return Json(st(r).sequence_parallel); }, 1},
-      {"overlap", "overlap", "", 1, [=](R r) { return Json(st(r).overlap); }, 1},
+  const auto knob = [](std::string_view key) {
+    return [key](R r) { return detail::knob_cell(key, r.estimate->strategy, *r.options); };
+  };
+  std::vector<ColumnOf<RankedEstimate>> columns = {
+      {"tp", "tp", "", 1, knob("tp")},
+      {"pp", "pp", "", 1, knob("pp")},
+      {"dp", "dp", "", 1, knob("dp"), 6},
+      {"cp", "cp", "", 1, knob("cp")},
+      {"ep", "ep", "", 1, knob("ep")},
+      {"etp", "etp", "", 1, knob("etp"), 4, Audience::kMachines},
+      {"vpp", "vpp", "", 1, knob("vpp")},
+      {"micro_batch", "mb", "", 1, knob("micro_batch")},
+      {"recompute", "recompute", "", 1, knob("recompute")},
+      {"recompute_layers", "rc layers", "", 1, knob("recompute_layers")},
+      {"zero", "zero", "", 1, knob("zero"), 2},
+      {"sequence_parallel", "sp", "", 1, knob("sequence_parallel"), 1},
+      {"overlap", "overlap", "", 1, knob("overlap"), 1},
+  };
+  std::vector<ColumnOf<RankedEstimate>> rest = {
       // People read the leaves' taper beside the fabric ("fat-tree 4:1"); machines get it as a number.
       {"topology", "topology", "", 1, [](R r) { return Json(detail::fabric_label(*r.estimate)); }, 4,
        Audience::kPeople},
@@ -422,19 +426,24 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
        },
        4, Audience::kMachines},
   };
+  columns.insert(columns.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+  return columns;
 }
 
 }  // namespace
 
-Table configurations_table(const std::vector<StepEstimate>& estimates, const std::string& title, bool rank,
-                           bool gpus, std::string_view stack, std::int64_t seq_len) {
+Table configurations_table(const std::vector<StepEstimate>& estimates, const EstimateOptions& options,
+                           const std::string& title, bool rank, bool gpus, std::string_view stack,
+                           std::int64_t seq_len) {
   std::vector<RankedEstimate> rows;
-  for (const auto& e : estimates) rows.push_back({static_cast<int>(rows.size()) + 1, &e});
+  for (const auto& e : estimates) rows.push_back({static_cast<int>(rows.size()) + 1, &e, &options});
   auto columns = configuration_columns();
   if (seq_len > 0) {
     columns.push_back({"global_batch", "global batch", "", 1,
-                       [](const RankedEstimate& r) { return Json(r.estimate->strategy.global_batch); }, 6,
-                       Audience::kMachines});
+                       [](const RankedEstimate& r) {
+                         return detail::knob_cell("global_batch", r.estimate->strategy, *r.options);
+                       },
+                       6, Audience::kMachines});
     columns.push_back({"seq_len", "seq len", "", 1,
                        [seq_len](const RankedEstimate&) { return Json(seq_len); }, 6, Audience::kMachines});
   }
@@ -454,6 +463,12 @@ Table configurations_table(const std::vector<StepEstimate>& estimates, const std
   columns.push_back({"interruptions_per_day", "interruptions/day", "", 1,
                      [](const RankedEstimate& r) { return Json(interruptions_per_day(r.estimate->goodput)); },
                      4, Audience::kMachines});
+  // Every other declared knob, for machines (the table keeps its width), after the columns above so that
+  // theirs keep their places.
+  for (auto& column : detail::knob_columns(
+           columns, [](const RankedEstimate& r) -> const Strategy& { return r.estimate->strategy; },
+           [](const RankedEstimate& r) -> const EstimateOptions& { return *r.options; }, Audience::kMachines))
+    columns.push_back(std::move(column));
   if (gpus) {
     columns.insert(columns.begin(), {"gpus", "GPUs", "", 1,
                                      [](const RankedEstimate& r) { return Json(r.estimate->gpus); }, 6});

@@ -539,7 +539,7 @@ void write_plan_html(std::ostream& out, const PlanResult& result, const PlanRequ
                    " candidates (rejected: " + rejected_summary(result) + ")");
     return;
   }
-  Table top = configurations_table(result.top,
+  Table top = configurations_table(result.top, result.options,
                                    "top " + std::to_string(result.top.size()) + " by " +
                                        std::string(to_string(request.objective)) +
                                        (request.pessimistic ? ":high" : ""),

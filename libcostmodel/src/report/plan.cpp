@@ -113,9 +113,11 @@ std::string side_note(const std::vector<GpuCountResult>& side, const GpuCountRes
 
 Json plan_json(const PlanResult& result) {
   Json configs = Json::array();
-  for (const auto& e : result.top) configs.push_back(configuration_json(e, result.model, result.cluster));
+  for (const auto& e : result.top)
+    configs.push_back(configuration_json(e, result.model, result.cluster, result.options));
   Json pareto = Json::array();
-  for (const auto& e : result.pareto) pareto.push_back(configuration_json(e, result.model, result.cluster));
+  for (const auto& e : result.pareto)
+    pareto.push_back(configuration_json(e, result.model, result.cluster, result.options));
   Json counts = Json::array();
   for (const auto& c : result.gpu_counts) {
     Json count = Json::object();
@@ -254,13 +256,13 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
   if (format == Format::kHtml) return write_plan_html(out, result, request);
   const bool deadline = request.deadline.has_value();
   if (format == Format::kCsv) {
-    Table table =
-        configurations_table(result.top, "", true, deadline, result.cluster.stack, result.model.seq_len);
+    Table table = configurations_table(result.top, result.options, "", true, deadline, result.cluster.stack,
+                                       result.model.seq_len);
     if (pareto) {
       // The top rows and then the Pareto front, each row saying which (issue 30: the front alone dropped
       // the top rows): a leading `set` column, top or pareto.
-      const Table front =
-          configurations_table(result.pareto, "", true, deadline, result.cluster.stack, result.model.seq_len);
+      const Table front = configurations_table(result.pareto, result.options, "", true, deadline,
+                                               result.cluster.stack, result.model.seq_len);
       table.columns.insert(table.columns.begin(), Column{"set", "set", "", 1.0, 4, Audience::kEveryone});
       for (auto& row : table.rows) row.insert(row.begin(), Json(std::string("top")));
       for (const auto& row : front.rows) {
@@ -287,7 +289,7 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
 
   const std::string basis = cost_basis_note(request.options.economics, request.cluster.gpu);
   std::vector<Table> tables;
-  tables.push_back(configurations_table(result.top,
+  tables.push_back(configurations_table(result.top, result.options,
                                         "top " + std::to_string(result.top.size()) + " by " +
                                             std::string(to_string(request.objective)) +
                                             (request.pessimistic ? ":high" : "") + "; " + basis,
@@ -327,8 +329,9 @@ void write_plan(std::ostream& out, const PlanResult& result, const PlanRequest& 
                 std::to_string(request.batch_range->max) + " sequences)"
           : describe_run(result.model, request.training.global_batch, request.options.tokens)};
   if (pareto) {
-    tables.push_back(configurations_table(
-        result.pareto, "Pareto front of (" + to_string(request.pareto) + ")", true, deadline));
+    tables.push_back(configurations_table(result.pareto, result.options,
+                                          "Pareto front of (" + to_string(request.pareto) + ")", true,
+                                          deadline));
   }
   if (Table counts = gpu_counts_table(result, request); !counts.rows.empty())
     tables.push_back(std::move(counts));

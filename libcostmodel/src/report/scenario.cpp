@@ -13,6 +13,7 @@
 #include "costmodel/search/objective.hpp"
 #include "costmodel/units.hpp"
 #include "degrees.hpp"
+#include "knob_columns.hpp"
 #include "text.hpp"
 
 namespace costmodel::inline COSTMODEL_ABI {
@@ -52,8 +53,9 @@ Json delta(const RowView& v, double (*value)(const RowView&, bool)) {
   return Json(value(v, false) - value(v, true));
 }
 
-const std::vector<ColumnOf<RowView>>& column_defs() {
-  static const std::vector<ColumnOf<RowView>> kColumns = {
+// The columns a scenario's `columns:` may name: these, then every other declared knob (knob_columns.hpp).
+std::vector<ColumnOf<RowView>> make_column_defs() {
+  std::vector<ColumnOf<RowView>> columns = {
       {"split", "split", "", 1, [](const RowView& v) { return Json(split_text(v.estimate.strategy)); }},
       {"gpus", "GPUs", "", 1, [](const RowView& v) { return Json(v.estimate.gpus); }, 6},
       {"tp", "tp", "", 1, [](const RowView& v) { return Json(v.estimate.strategy.tp); }},
@@ -201,13 +203,31 @@ const std::vector<ColumnOf<RowView>>& column_defs() {
       {"evaluated", "evaluated", "", 1, [](const RowView& v) { return Json(v.row.evaluated); }, 8},
       {"feasible", "feasible", "", 1, [](const RowView& v) { return Json(v.row.feasible); }, 8},
   };
+  for (auto& column : detail::knob_columns(
+           columns, [](const RowView& v) -> const Strategy& { return v.estimate.strategy; },
+           [](const RowView& v) -> const EstimateOptions& { return v.scenario_case.request.options; },
+           Audience::kEveryone))
+    columns.push_back(std::move(column));
+  return columns;
+}
+
+const std::vector<ColumnOf<RowView>>& column_defs() {
+  static const std::vector<ColumnOf<RowView>> kColumns = make_column_defs();
   return kColumns;
 }
 
 /// Columns whose cells are text (or yes/no), which a plot cannot take as y.
 bool is_text_column(const std::string& key) {
-  return key == "split" || key == "recompute" || key == "topology" || key == "fits_memory" || key == "gpu" ||
-         key == "scale_up" || key == "library" || key == "note";
+  if (key == "split" || key == "recompute" || key == "topology" || key == "fits_memory" || key == "gpu" ||
+      key == "scale_up" || key == "library" || key == "note")
+    return true;
+  // A knob's column is text when its declaration gives words or on/off (its value at the defaults).
+  for (const TrainingField& field : training_fields()) {
+    if (field.key != key || !field.column) continue;
+    const KnobValue value = field.column(Strategy{}, EstimateOptions{});
+    return std::holds_alternative<std::string>(value) || std::holds_alternative<bool>(value);
+  }
+  return false;
 }
 
 const ColumnOf<RowView>& column(const std::string& key) {
@@ -353,7 +373,8 @@ Json scenario_json(const Scenario& scenario, const ScenarioResult& result) {
     }
     Json configurations = Json::array();
     for (const auto& e : row.best) {
-      configurations.push_back(configuration_json(e, sc.request.model, sc.request.cluster));
+      configurations.push_back(
+          configuration_json(e, sc.request.model, sc.request.cluster, sc.request.options));
     }
     object.set("configurations", std::move(configurations));
     object.set("evaluated", Json(row.evaluated)).set("feasible", Json(row.feasible));

@@ -588,6 +588,7 @@ PlanResult plan(const PlanRequest& request, const PlanProgress& progress) {
   PlanResult result;
   result.model = request.model;
   result.cluster = request.cluster;
+  result.options = request.options;
   std::vector<int> gpu_counts;
   const std::vector<Target> targets = make_targets(request, result.skipped_topologies, gpu_counts);
 

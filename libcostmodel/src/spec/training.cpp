@@ -6,6 +6,8 @@
 #include <string>
 
 #include "costmodel/error.hpp"
+#include "costmodel/estimate/inputs.hpp"
+#include "costmodel/estimate/memory.hpp"
 #include "costmodel/units.hpp"
 
 namespace costmodel::inline COSTMODEL_ABI {
@@ -89,6 +91,11 @@ UsdPerJoule energy_price(std::string_view text) {
   return price;
 }
 
+/// A layer count's column: null where 0 means "not set" (the default rule applies).
+KnobValue positive_or_null(int count) {
+  return count > 0 ? KnobValue(std::int64_t{count}) : KnobValue();
+}
+
 Algorithm algorithm(std::string_view text) {
   if (const auto parsed = parse_algorithm(text)) return *parsed;
   std::vector<std::string> known;
@@ -110,11 +117,13 @@ const std::vector<TrainingField>& training_fields() {
          spec.stack = std::string(text);
        }},
       {"global_batch", "global-batch", "sequences per step [about 4M tokens]", false,
-       [](TrainingSpec& spec, std::string_view text) { spec.global_batch = integer(text, 1); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.global_batch = integer(text, 1); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::int64_t{s.global_batch}; }},
       {"seq_len", "seq-len", "sequence length [the model's]", false,
        [](TrainingSpec& spec, std::string_view text) { spec.seq_len = integer(text, 1); }},
       {"micro_batch", "micro-batch", "sequences per micro-batch", false,
-       [](TrainingSpec& spec, std::string_view text) { spec.pins.micro_batch = integer(text, 1); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.micro_batch = integer(text, 1); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::int64_t{s.micro_batch}; }},
       {"recompute", "recompute", "activation recompute: none|selective|full", false,
        [](TrainingSpec& spec, std::string_view text) {
          spec.pins.recompute = parse_recompute(text);
@@ -130,7 +139,8 @@ const std::vector<TrainingField>& training_fields() {
              throw Error("recompute full does not go with recompute_modules, which needs selective");
            spec.pins.recompute = *spec.recompute_modules_core ? Recompute::kSelective : Recompute::kNone;
          }
-       }},
+       },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::string(to_string(s.recompute)); }},
       {"recompute_modules", "recompute-modules",
        "Megatron-Core's selective recompute modules, comma-separated: core_attn (= recompute selective), "
        "mlp, moe, moe_act, layernorm, mla_up_proj, shared_experts, or none [core_attn under selective]",
@@ -142,7 +152,9 @@ const std::vector<TrainingField>& training_fields() {
            throw Error("recompute_modules needs selective recompute, but recompute is full");
          spec.recompute_modules_core = core;
          spec.pins.recompute = core ? Recompute::kSelective : Recompute::kNone;
-       }},
+       },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { if (s.recompute_modules == 0) return {};
+         return recompute_modules_text(s.recompute_modules, s.recompute == Recompute::kSelective); }},
       {"recompute_layers", "recompute-layers",
        "with full recompute, the layers of each model chunk recomputed, the rest keeping their activations "
        "(Megatron-LM --recompute-method block --recompute-num-layers) [every layer; plan: the fewest that "
@@ -155,13 +167,15 @@ const std::vector<TrainingField>& training_fields() {
          if (spec.pins.recompute && *spec.pins.recompute != Recompute::kFull)
            throw Error("recompute_layers needs full recompute, but recompute is " +
                        std::string(to_string(*spec.pins.recompute)));
-       }},
+       },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return positive_or_null(s.recompute_layers); }},
       {"zero", "zero", "ZeRO stage 0|1|2|3 (1 = distributed optimizer)", false,
        [](TrainingSpec& spec, std::string_view text) {
          const int zero = integer(text, 0);
          if (zero > 3) throw Error("expected 0, 1, 2 or 3, got " + std::to_string(zero));
          spec.pins.zero = zero;
-       }},
+       },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::int64_t{s.zero}; }},
       {"dtype", "dtype", "compute dtype: bf16|fp16|fp8 [bf16]", false,
        [](TrainingSpec& spec, std::string_view text) {
          const auto dtype = parse_dtype(text);
@@ -169,34 +183,42 @@ const std::vector<TrainingField>& training_fields() {
            fail_choice("expected bf16, fp16 or fp8, got " + quoted(text), text, {"bf16", "fp16", "fp8"});
          }
          spec.dtype = *dtype;
-       }},
+       },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::string(to_string(s.dtype)); }},
       {"grad_reduce_dtype", "grad-reduce-dtype",
        "main gradients and their reduction: fp32|bf16 [fp32, Megatron-LM's default; fp16 training: fp16]",
-       false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_gradients = bf16_not_fp32(text); }},
+       false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_gradients = bf16_not_fp32(text); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::string(s.bf16_gradients ? "bf16" : s.dtype == Dtype::kFp16 ? "fp16" : "fp32"); }},
       {"optimizer_dtype", "optimizer-dtype",
        "Adam's master weights and states: fp32|bf16 [fp32; bf16: NeMo's distributed_fused_adam dtype bf16, "
        "Megatron-Core's precision-aware optimizer]",
-       false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_optimizer = bf16_not_fp32(text); }},
+       false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_optimizer = bf16_not_fp32(text); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::string(s.bf16_optimizer ? "bf16" : "fp32"); }},
       {"fp8_params", "fp8-params",
        "under --dtype fp8, keep the weights in FP8 only and all-gather them in FP8 (Megatron-LM "
        "--fp8-param-gather, NeMo/Megatron-Bridge fp8_param_gather); off: bf16 weights plus their FP8 copies: "
        "on|off [on, as NVIDIA's FP8 recipes]",
-       false, [](TrainingSpec& spec, std::string_view text) { spec.fp8_params = on_off(text); }},
+       false, [](TrainingSpec& spec, std::string_view text) { spec.fp8_params = on_off(text); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return fp8_weights(s); }},
       {"tokens", "tokens", "training tokens, for days and cost (300e9, 300B, 1.5T)", false,
        [](TrainingSpec& spec, std::string_view text) { spec.tokens = parse_token_count(text); }},
       {"compression", "compression", "DP gradient compression: none|fp16|int8|topk:FRACTION [none]", false,
-       [](TrainingSpec& spec, std::string_view text) { spec.compression = parse_compression(text); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.compression = parse_compression(text); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return to_string(s.compression); }},
       {"overlap", "overlap", "overlap DP communication with backward: on|off", false,
-       [](TrainingSpec& spec, std::string_view text) { spec.pins.overlap = on_off(text); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.overlap = on_off(text); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return s.overlap; }},
       {"sequence_parallel", "sequence-parallel", "TP as reduce-scatter/all-gather: on|off", false,
-       [](TrainingSpec& spec, std::string_view text) { spec.pins.sequence_parallel = on_off(text); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.sequence_parallel = on_off(text); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return s.sequence_parallel; }},
       {"attention", "attention", "attention kernel: flash|standard [flash]", false,
        [](TrainingSpec& spec, std::string_view text) {
          if (text != "flash" && text != "standard") {
            fail_choice("expected flash or standard, got " + quoted(text), text, {"flash", "standard"});
          }
          spec.flash_attention = text == "flash";
-       }},
+       },
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return std::string(o.flash_attention ? "flash" : "standard"); }},
       {"attention_dtype", "attention-dtype",
        "attention core precision under --dtype fp8: bf16|fp8 [bf16, as Megatron-LM and Transformer Engine]",
        false,
@@ -206,7 +228,8 @@ const std::vector<TrainingField>& training_fields() {
            fail_choice("expected bf16 or fp8, got " + quoted(text), text, {"bf16", "fp8"});
          }
          spec.attention_dtype = *dtype;
-       }},
+       },
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return std::string(to_string(o.attention_dtype)); }},
       {"moe_capacity_factor", "moe-capacity-factor",
        "tokens of the busiest expert relative to balanced routing (Megatron-LM's capacity factor) [1]", false,
        [](TrainingSpec& spec, std::string_view text) {
@@ -220,27 +243,32 @@ const std::vector<TrainingField>& training_fields() {
            throw Error("expected a positive number (at most 64), got " + quoted(text));
          }
          spec.moe_capacity_factor = factor;
-       }},
+       },
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return o.moe_capacity_factor; }},
       {"tp_comm_overlap", "tp-comm-overlap",
        "overlap the sequence-parallel all-gathers and reduce-scatters with their GEMMs (Megatron-LM "
        "--tp-comm-overlap, NeMo ub_tp_comm_overlap; TP inside one scale-up domain): on|off [on, as NVIDIA's "
        "published Megatron-LM and NeMo runs]",
-       false, [](TrainingSpec& spec, std::string_view text) { spec.tp_comm_overlap = on_off(text); }},
+       false, [](TrainingSpec& spec, std::string_view text) { spec.tp_comm_overlap = on_off(text); },
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return o.tp_comm_overlap; }},
       {"grad_accumulation_fusion", "grad-accumulation-fusion",
        "accumulate weight gradients into the main gradients inside the weight-gradient GEMM (Megatron-LM "
        "--gradient-accumulation-fusion); off: a separate main_grad += grad pass per micro-batch, as "
        "Megatron-LM before it and DeepSpeed: on|off [on]",
        false,
-       [](TrainingSpec& spec, std::string_view text) { spec.grad_accumulation_fusion = on_off(text); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.grad_accumulation_fusion = on_off(text); },
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return o.grad_accumulation_fusion; }},
       {"ep_comm_overlap", "ep-comm-overlap",
        "overlap the expert dispatch and combine all-to-alls with another micro-batch's compute "
        "(Megatron-Core "
        "--overlap-moe-expert-parallel-comm; one stage or interleaved stages): on|off [off]",
-       false, [](TrainingSpec& spec, std::string_view text) { spec.ep_comm_overlap = on_off(text); }},
+       false, [](TrainingSpec& spec, std::string_view text) { spec.ep_comm_overlap = on_off(text); },
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return o.ep_comm_overlap; }},
       {"pp_comm_overlap", "pp-comm-overlap",
        "with interleaved stages (vpp > 1), overlap the pipeline send/recv with compute (Megatron-LM "
        "--overlap-p2p-communication); off: blocking, as 1F1B always is: on|off [on]",
-       false, [](TrainingSpec& spec, std::string_view text) { spec.pp_comm_overlap = on_off(text); }},
+       false, [](TrainingSpec& spec, std::string_view text) { spec.pp_comm_overlap = on_off(text); },
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return o.pp_comm_overlap; }},
       {"cuda_graphs", "cuda-graphs",
        "CUDA graphs (Megatron-Core --cuda-graph-impl): off (eager), on or layer (Transformer Engine's "
        "per-layer graphs; a dropless MoE layer's experts stay eager) or full (the whole iteration, with a "
@@ -257,7 +285,8 @@ const std::vector<TrainingField>& training_fields() {
            fail_choice("expected off, on, layer or full, got " + quoted(text), text,
                        {"off", "on", "layer", "full"});
          }
-       }},
+       },
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return std::string(to_string(o.cuda_graphs)); }},
       {"zero3_gather", "zero3-gather",
        "ZeRO-3's per-parameter collectives: flat (one tensor: DeepSpeed since 2022, FSDP) or list "
        "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]",
@@ -266,12 +295,15 @@ const std::vector<TrainingField>& training_fields() {
          if (text != "flat" && text != "list")
            fail_choice("expected flat or list, got " + quoted(text), text, {"flat", "list"});
          spec.zero3_gather = text == "list" ? Zero3Gather::kList : Zero3Gather::kFlat;
-       }},
+       },
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return std::string(o.zero3_gather == Zero3Gather::kList ? "list" : "flat"); }},
       {"dp_algorithm", "dp-algo",
        "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|pat|auto [auto]", false,
-       [](TrainingSpec& spec, std::string_view text) { spec.dp_algorithm = algorithm(text); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.dp_algorithm = algorithm(text); },
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return std::string(to_string(o.dp_algorithm)); }},
       {"tp_algorithm", "tp-algo", "TP collective algorithm [auto]", false,
-       [](TrainingSpec& spec, std::string_view text) { spec.tp_algorithm = algorithm(text); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.tp_algorithm = algorithm(text); },
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return std::string(to_string(o.tp_algorithm)); }},
       {"cost_basis", "cost-basis", "what cost means in tables and --rank-by cost: owned (TCO)|rental [owned]",
        false,
        [](TrainingSpec& spec, std::string_view text) {
@@ -353,29 +385,38 @@ const std::vector<TrainingField>& training_fields() {
        "asynchronous checkpoints (only the GPU->host copy blocks): on|off [off]", false,
        [](TrainingSpec& spec, std::string_view text) { spec.reliability.async_checkpoint = on_off(text); }},
       {"tp", "tp", "tensor-parallel degree", true,
-       [](TrainingSpec& spec, std::string_view text) { spec.pins.tp = integer(text, 1); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.tp = integer(text, 1); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::int64_t{s.tp}; }},
       {"pp", "pp", "pipeline-parallel degree", true,
-       [](TrainingSpec& spec, std::string_view text) { spec.pins.pp = integer(text, 1); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.pp = integer(text, 1); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::int64_t{s.pp}; }},
       {"dp", "dp", "data-parallel degree", true,
-       [](TrainingSpec& spec, std::string_view text) { spec.pins.dp = integer(text, 1); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.dp = integer(text, 1); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::int64_t{s.dp}; }},
       {"cp", "cp", "context-parallel degree", true,
-       [](TrainingSpec& spec, std::string_view text) { spec.pins.cp = integer(text, 1); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.cp = integer(text, 1); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::int64_t{s.cp}; }},
       {"ep", "ep", "expert-parallel degree (etp·ep divides tp·cp·dp)", true,
-       [](TrainingSpec& spec, std::string_view text) { spec.pins.ep = integer(text, 1); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.ep = integer(text, 1); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::int64_t{s.ep}; }},
       {"etp", "etp",
        "expert tensor-parallel degree: 1 (each expert whole, ep may span TP ranks) or tp (Megatron-Core "
        "--expert-tensor-parallel-size) [tp; plan: both]",
-       true, [](TrainingSpec& spec, std::string_view text) { spec.pins.etp = integer(text, 1); }},
+       true, [](TrainingSpec& spec, std::string_view text) { spec.pins.etp = integer(text, 1); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::int64_t{s.expert_tp()}; }},
       {"vpp", "vpp", "virtual pipeline stages per rank (interleaved 1F1B)", true,
-       [](TrainingSpec& spec, std::string_view text) { spec.pins.vpp = integer(text, 1); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.vpp = integer(text, 1); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::int64_t{s.vpp}; }},
       {"first_stage_layers", "first-stage-layers",
        "layers on the first pipeline stage, the rest spread evenly (Megatron-LM "
        "--decoder-first-pipeline-num-layers) [even]",
        true,
-       [](TrainingSpec& spec, std::string_view text) { spec.pins.first_stage_layers = integer(text, 1); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.first_stage_layers = integer(text, 1); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return positive_or_null(s.first_stage_layers); }},
       {"last_stage_layers", "last-stage-layers",
        "layers on the last pipeline stage (Megatron-LM --decoder-last-pipeline-num-layers) [even]", true,
-       [](TrainingSpec& spec, std::string_view text) { spec.pins.last_stage_layers = integer(text, 1); }},
+       [](TrainingSpec& spec, std::string_view text) { spec.pins.last_stage_layers = integer(text, 1); },
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return positive_or_null(s.last_stage_layers); }},
   };
   return kFields;
 }
@@ -397,9 +438,12 @@ bool is_given(const TrainingSpec& training, std::string_view key) {
 
 void assign_training_field(TrainingSpec& spec, const TrainingField& field, std::string_view text) {
   field.set(spec, text);
+  // A declaration of training_fields() marks its bit; one declared elsewhere (a test's) has none. Compared by
+  // address: subtracting pointers into different arrays would be undefined.
   const auto& fields = training_fields();
-  const auto index = static_cast<std::size_t>(&field - fields.data());
-  if (index < fields.size()) spec.given |= std::uint64_t{1} << index;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (&fields[i] == &field) spec.given |= std::uint64_t{1} << i;
+  }
 }
 
 void set_training_field(TrainingSpec& spec, std::string_view key, std::string_view text) {

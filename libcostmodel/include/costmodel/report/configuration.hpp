@@ -28,8 +28,11 @@ namespace costmodel::inline COSTMODEL_ABI {
 /// The configuration carries `gpus`, `parameters` and `active_parameters` of `model`, and `cluster`: the
 /// resolved cluster it ran on (`base` with the estimate's fabric and GPU count), so that a result stands
 /// alone.
+/// Every knob with a column (spec/training.hpp TrainingField::column) is a key, read from the estimate's
+/// strategy and the `options` it was estimated with (the estimator's: Estimator::options(),
+/// PlanResult::options).
 [[nodiscard]] Json configuration_json(const StepEstimate& estimate, const ModelSpec& model,
-                                      const ClusterSpec& base);
+                                      const ClusterSpec& base, const EstimateOptions& options);
 
 /// The cluster as the configuration object's `cluster` member: gpu, gpus, gpus_per_node, scale_up {...},
 /// scale_out {topology, link, line_rate_Bps, nics_per_node, switch, oversubscription}, all SI.
@@ -61,8 +64,10 @@ namespace costmodel::inline COSTMODEL_ABI {
 /// One row per estimate with the columns people read first (split, step time, TFLOP/s, MFU, memory, days,
 /// cost, capex, switches); `rank` adds a leading 1-based rank column, `gpus` a GPU-count column after it,
 /// `stack` a last column naming the software stack and `seq_len` (> 0) columns of the global batch and the
-/// sequence length (for machines).
-[[nodiscard]] Table configurations_table(const std::vector<StepEstimate>& estimates, const std::string& title,
+/// sequence length (for machines), and then, for machines, every other knob with a column (spec/training.hpp
+/// TrainingField::column), read from each estimate's strategy and `options` (the estimator's).
+[[nodiscard]] Table configurations_table(const std::vector<StepEstimate>& estimates,
+                                         const EstimateOptions& options, const std::string& title,
                                          bool rank = true, bool gpus = false, std::string_view stack = {},
                                          std::int64_t seq_len = 0);
 

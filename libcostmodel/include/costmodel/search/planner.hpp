@@ -117,6 +117,7 @@ struct GpuCountResult {
 struct PlanResult {
   ModelSpec model;                ///< the request's model (its sequence length applied)
   ClusterSpec cluster;            ///< the request's base cluster; each estimate says its fabric and GPU count
+  EstimateOptions options;        ///< the request's estimator options (the knobs' columns read them)
   std::vector<StepEstimate> top;  ///< best first, at most top_k
   std::vector<StepEstimate> pareto;  ///< non-dominated on PlanRequest::pareto, one per distinct score, ranked
   /// A deadline search: every GPU count searched, ascending (empty otherwise).

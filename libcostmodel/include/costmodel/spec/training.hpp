@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 #include "costmodel/version.hpp"
 
@@ -23,6 +24,8 @@
 #include "costmodel/spec/strategy.hpp"
 
 namespace costmodel::inline COSTMODEL_ABI {
+
+struct EstimateOptions;  // estimate/inputs.hpp
 
 /// The settings of one training run; unset optionals take the defaults noted.
 struct TrainingSpec {
@@ -83,10 +86,15 @@ struct TrainingSpec {
   std::uint64_t given = 0;
 };
 
+/// A knob's value in one configuration, as its JSON key and CSV column carry it (monostate: null).
+using KnobValue = std::variant<std::monostate, std::int64_t, double, bool, std::string>;
+
 /// One knob of TrainingSpec, declared once: `key` in YAML (runs files, scenarios' training.*), `flag` on the
-/// command line (without the leading --), its help, and `set`, the one reader of its text (values, range and
-/// errors). The CLI's flags and help, the runs and scenario readers and the scenario's training.* paths all
-/// read this declaration; adding a knob is its field in TrainingSpec (or Pins) and one entry here.
+/// command line (without the leading --), its help, `set`, the one reader of its text (values, range and
+/// errors), and `column`, its value in an estimated configuration. The CLI's flags and help, the runs and
+/// scenario readers, the scenario's training.* paths, the configuration outputs' knob columns (JSON, CSV,
+/// scenario columns) and the knobs catalog all read this declaration; adding a knob is its field in
+/// TrainingSpec (or Pins), where the estimate reads it, and one entry here.
 struct TrainingField {
   std::string_view key;   ///< "global_batch"
   std::string_view flag;  ///< "global-batch"
@@ -94,6 +102,11 @@ struct TrainingField {
   bool pin = false;       ///< a parallel degree (tp, pp, dp, cp, ep, vpp): only commands that take a split
   /// Sets the knob of `spec` from its text; throws Error (kInput, no location) with the accepted values.
   void (*set)(TrainingSpec& spec, std::string_view text) = nullptr;
+  /// Its column (JSON key and CSV column `key`) in plan, estimate and scenario outputs: its value in one
+  /// estimated configuration, read from the configuration and the estimator's options. Null for the knobs
+  /// that describe the run rather than a configuration (the stack, tokens, sequence length, economics,
+  /// goodput), which those outputs print elsewhere or not at all.
+  KnobValue (*column)(const Strategy& strategy, const EstimateOptions& options) = nullptr;
 };
 
 /// Every field, in the order --help lists them.
