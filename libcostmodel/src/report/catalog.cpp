@@ -292,7 +292,10 @@ std::vector<ColumnOf<TopologyRow>> topology_kind_fields() {
 /// A stack's stages as "0 1 3", or "-".
 std::string stages_text(const std::vector<int>& stages) {
   std::string text;
-  for (const int stage : stages) text += (text.empty() ? "" : " ") + std::to_string(stage);
+  for (const int stage : stages) {
+    if (!text.empty()) text += ' ';
+    text += std::to_string(stage);  // not `" " + to_string()`: g++ 12 -O3 warns -Wrestrict on it (PR 105329)
+  }
   return text.empty() ? "-" : text;
 }
 
