@@ -40,6 +40,10 @@ TEST_CASE("bad command-line values exit 2 with one exact line") {
       {{"plan", "--recompute", "selective", "--recompute-layers", "2"},
        "costmodel plan: error: --recompute-layers: recompute_layers needs full recompute, but recompute is "
        "selective"},
+      // A recompute module the model lacks rules out every split: a usage error, as estimate's.
+      {{"plan", "--model", "llama3-8b", "--recompute-modules", "mla_up_proj"},
+       "costmodel plan: error: --recompute-modules: recompute module mla_up_proj needs a model with MLA "
+       "attention"},
       {{"plan", "--tokens", "lots"},
        "costmodel plan: error: --tokens: expected a token count such as 300e9 or 300B, got 'lots'"},
       {{"plan", "--link", "ib-ndr-40"},

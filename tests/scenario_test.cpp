@@ -441,6 +441,13 @@ TEST_CASE("report.columns takes every column the table defines; plot.y only the 
   CHECK(error_of(std::string(kBase) + "report:\n  plot: {y: gpu}\n")
             .find("s.yaml:8:13: error: report.plot.y: unknown value 'gpu'") == 0);
   CHECK(error_of(std::string(kBase) + "report:\n  plot: {y: mfu}\n") == "no error");
+  // Every knob with a column (spec/training.cpp TrainingField::column) is one; a knob of words or on/off is
+  // no plot axis, a numeric one is.
+  CHECK(error_of(std::string(kBase) + "report:\n  columns: [split, cuda_graphs, moe_capacity_factor]\n") ==
+        "no error");
+  CHECK(error_of(std::string(kBase) + "report:\n  plot: {y: cuda_graphs}\n")
+            .find("s.yaml:8:13: error: report.plot.y: unknown value 'cuda_graphs'") == 0);
+  CHECK(error_of(std::string(kBase) + "report:\n  plot: {y: moe_capacity_factor}\n") == "no error");
 }
 
 TEST_CASE("the table has a column per dimension and the deltas against the baseline") {

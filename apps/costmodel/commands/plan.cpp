@@ -151,7 +151,11 @@ PlanRequest read_request(po::variables_map values, const Context& context, Train
   TrainingArgs training = read_training_args(values, context);
   resolve_training_stack(training, catalog, cluster, context);
   training_spec = training.training;
-  PlanRequest request = plan_request(make_model(training, catalog, context), cluster, training.training);
+  const ModelSpec model = make_model(training, catalog, context);
+  // A recompute module the model lacks rules out every split: say so, as estimate does, not as exit 3.
+  if (const char* problem = recompute_modules_problem(training.training.recompute_modules, model))
+    throw usage_error(context, "--recompute-modules", problem);
+  PlanRequest request = plan_request(model, cluster, training.training);
   request.topologies = topologies;
   request.space.tp_beyond_node = values.count("tp-beyond-node") > 0;
   request.top_k = positive_int(values, "top", context).value_or(kDefaultTop);

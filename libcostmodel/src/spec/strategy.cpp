@@ -248,21 +248,8 @@ void walk_division_rules(const Strategy& st, const ModelSpec& model, bool split_
       });
     }
   }
-  // Megatron-Core's recompute modules name parts of a model that it must have (transformer_config.py:
-  // mla_up_proj needs multi-latent attention; moe, moe_act and shared_experts a MoE layer, shared experts).
-  if ((st.recompute_modules & kRecomputeMlaUpProj) != 0 && !model.mla) {
-    fail(kBadDegree,
-         [] { return std::string("recompute module mla_up_proj needs a model with MLA attention"); });
-  }
-  if ((st.recompute_modules & (kRecomputeMoe | kRecomputeMoeAct | kRecomputeSharedExperts)) != 0 &&
-      model.moe_layers() == 0) {
-    fail(kBadDegree,
-         [] { return std::string("recompute modules moe, moe_act and shared_experts need MoE layers"); });
-  }
-  if ((st.recompute_modules & kRecomputeSharedExperts) != 0 && model.is_moe() &&
-      model.moe->shared_experts == 0) {
-    fail(kBadDegree, [] { return std::string("recompute module shared_experts needs shared experts"); });
-  }
+  if (const char* problem = recompute_modules_problem(st.recompute_modules, model))
+    fail(kBadDegree, [=] { return std::string(problem); });
   if (st.recompute_modules != 0 && st.recompute == Recompute::kFull) {
     fail(kBadDegree, [] { return std::string("recompute modules need selective recompute, not full"); });
   }
@@ -347,6 +334,19 @@ std::uint32_t check_split(const ModelSpec& model, int tp, int pp, int dp, int cp
   const auto collect = [&](std::uint32_t flag, auto&&) { flags |= flag; };
   if (walk_degree_rules(st, collect)) walk_division_rules(st, model, true, collect);
   return flags;
+}
+
+// Megatron-Core's recompute modules name parts of a model that it must have (transformer_config.py:
+// mla_up_proj needs multi-latent attention; moe, moe_act and shared_experts a MoE layer, shared experts).
+const char* recompute_modules_problem(unsigned modules, const ModelSpec& model) noexcept {
+  if ((modules & kRecomputeMlaUpProj) != 0 && !model.mla)
+    return "recompute module mla_up_proj needs a model with MLA attention";
+  if ((modules & (kRecomputeMoe | kRecomputeMoeAct | kRecomputeSharedExperts)) != 0 &&
+      model.moe_layers() == 0)
+    return "recompute modules moe, moe_act and shared_experts need MoE layers";
+  if ((modules & kRecomputeSharedExperts) != 0 && model.is_moe() && model.moe->shared_experts == 0)
+    return "recompute module shared_experts needs shared experts";
+  return nullptr;
 }
 
 std::vector<std::string> validate(const Strategy& st, const ModelSpec& model, const ClusterSpec& cluster) {

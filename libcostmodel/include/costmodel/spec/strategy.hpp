@@ -187,6 +187,12 @@ struct UnevenLayout {
 [[nodiscard]] std::uint32_t check_split(const ModelSpec& model, int tp, int pp, int dp, int cp, int ep,
                                         int global_batch, int etp = 0) noexcept;
 
+/// Why Megatron-Core's recompute `modules` (RecomputeModule bits) cannot run on `model`, whatever the split:
+/// a module names a part the model lacks (mla_up_proj without MLA; moe, moe_act or shared_experts without MoE
+/// layers; shared_experts without shared experts); nullptr when they can. Allocates nothing (the planner's
+/// check() walks it).
+[[nodiscard]] const char* recompute_modules_problem(unsigned modules, const ModelSpec& model) noexcept;
+
 /// Every reason `strategy` cannot run `model` on `cluster` (empty when it can): product of the degrees vs
 /// GPUs, heads divisible by tp, the layers' split over the stages and vpp, global batch by dp*micro_batch,
 /// ep dividing the experts and etp·ep dividing tp·cp·dp, ...
