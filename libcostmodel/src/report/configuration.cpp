@@ -353,7 +353,7 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
   const auto knob = [](std::string_view key) {
     return [key](R r) { return detail::knob_cell(key, r.estimate->strategy, *r.options); };
   };
-  std::vector<ColumnOf<RankedEstimate>> columns = {
+  return {
       {"tp", "tp", "", 1, knob("tp")},
       {"pp", "pp", "", 1, knob("pp")},
       {"dp", "dp", "", 1, knob("dp"), 6},
@@ -367,8 +367,6 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
       {"zero", "zero", "", 1, knob("zero"), 2},
       {"sequence_parallel", "sp", "", 1, knob("sequence_parallel"), 1},
       {"overlap", "overlap", "", 1, knob("overlap"), 1},
-  };
-  std::vector<ColumnOf<RankedEstimate>> rest = {
       // People read the leaves' taper beside the fabric ("fat-tree 4:1"); machines get it as a number.
       {"topology", "topology", "", 1, [](R r) { return Json(detail::fabric_label(*r.estimate)); }, 4,
        Audience::kPeople},
@@ -426,8 +424,6 @@ std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
        },
        4, Audience::kMachines},
   };
-  columns.insert(columns.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
-  return columns;
 }
 
 }  // namespace

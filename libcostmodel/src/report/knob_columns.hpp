@@ -3,13 +3,17 @@
 // The knobs' columns in the configuration outputs (estimate and plan JSON, plan CSV, scenario columns),
 // read from each knob's one declaration (spec/training.hpp TrainingField::column). A writer places the
 // columns the contract names where they have always been (DESIGN.md §3) and then adds every other declared
-// knob with add_knob_columns() / knob_columns_besides(): a knob declared once appears in every format.
+// knob with add_knob_columns() (JSON objects) or knob_columns() (tables): a knob declared once appears in
+// every format.
 
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 #include "costmodel/version.hpp"
 
+#include "costmodel/error.hpp"
 #include "costmodel/estimate/inputs.hpp"
 #include "costmodel/report/json.hpp"
 #include "costmodel/report/table.hpp"
