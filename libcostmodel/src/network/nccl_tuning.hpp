@@ -24,10 +24,10 @@ inline constexpr Table kBaseLatency{{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {}, {},
 /// hwLatencies[NCCL_HW_NVLINK]: one step over NVLink/NVSwitch.
 inline constexpr Table kNvlinkLatency{
     {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25.0}, {0, 0, 25.0}}};
-/// hwLatencies[NCCL_HW_NET]: one step over the network. NVLSTree's 14 us is NCCL 2.19-2.26's
-/// (src/graph/tuning.cc hwLat @178b6b759074597777ce13438efb0e0ba625e429, NCCL 2.22.3): NCCL 2.27+ raised it
-/// to 20.9 us, a selection bias against NVLSTree for small messages; the time measured on two H20 nodes, 47.6
-/// us (NCCL issue 1244), is 25 + 2 x 14 = 53 us's, not 25 + 2 x 20.9 = 66.8 us's.
+/// hwLatencies[NCCL_HW_NET]: one step over the network. NVLSTree's 14 us is NCCL 2.19-2.28.7's
+/// (src/graph/tuning.cc hwLat @178b6b759074597777ce13438efb0e0ba625e429, NCCL 2.22.3): NCCL 2.28.9 (dbc86fd0,
+/// 2025-11) raised it to 20.9 us, a selection bias against NVLSTree for small messages; the time measured on
+/// two H20 nodes, 47.6 us (NCCL issue 1244), is 25 + 2 x 14 = 53 us's, not 25 + 2 x 20.9 = 66.8 us's.
 inline constexpr Table kNetLatency{
     {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0, 0, 31.0}, {0, 0, 30.0}, {0, 0, 18.0}, {0, 0, 14.0}}};
 
