@@ -350,8 +350,10 @@ double exposed_communication(const StepEstimate& e) {
 // SI values (fractions, bytes, USD) for machines; %, GiB, M$ for people (DESIGN.md §3).
 std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
   using R = const RankedEstimate&;
+  // Each column's declaration looked up once, not per cell.
   const auto knob = [](std::string_view key) {
-    return [key](R r) { return detail::knob_cell(key, r.estimate->strategy, *r.options); };
+    const TrainingField* field = &detail::column_knob(key);
+    return [field](R r) { return detail::knob_cell(*field, r.estimate->strategy, *r.options); };
   };
   return {
       {"tp", "tp", "", 1, knob("tp")},
@@ -436,8 +438,8 @@ Table configurations_table(const std::vector<StepEstimate>& estimates, const Est
   auto columns = configuration_columns();
   if (seq_len > 0) {
     columns.push_back({"global_batch", "global batch", "", 1,
-                       [](const RankedEstimate& r) {
-                         return detail::knob_cell("global_batch", r.estimate->strategy, *r.options);
+                       [field = &detail::column_knob("global_batch")](const RankedEstimate& r) {
+                         return detail::knob_cell(*field, r.estimate->strategy, *r.options);
                        },
                        6, Audience::kMachines});
     columns.push_back({"seq_len", "seq len", "", 1,

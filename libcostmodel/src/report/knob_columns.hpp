@@ -38,11 +38,16 @@ inline Json knob_cell(const TrainingField& field, const Strategy& strategy, cons
   return field.column ? knob_json(field.column(strategy, options)) : Json();
 }
 
-/// The cell of the declared knob `key` (an internal error if it has no column).
-inline Json knob_cell(std::string_view key, const Strategy& strategy, const EstimateOptions& options) {
+/// The declared knob `key`, which must have a column (an internal error otherwise).
+inline const TrainingField& column_knob(std::string_view key) {
   const TrainingField& field = training_field(key);
   if (!field.column) throw Error("knob '" + std::string(key) + "' has no column", ErrorKind::kInternal);
-  return knob_cell(field, strategy, options);
+  return field;
+}
+
+/// The cell of the declared knob `key` (column_knob()).
+inline Json knob_cell(std::string_view key, const Strategy& strategy, const EstimateOptions& options) {
+  return knob_cell(column_knob(key), strategy, options);
 }
 
 /// Adds to `object` every knob of `fields` with a column that it does not hold yet, in declaration order.

@@ -140,7 +140,9 @@ const std::vector<TrainingField>& training_fields() {
            spec.pins.recompute = *spec.recompute_modules_core ? Recompute::kSelective : Recompute::kNone;
          }
        },
-       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::string(to_string(s.recompute)); }},
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue {
+         return std::string(to_string(s.recompute));
+       }},
       {"recompute_modules", "recompute-modules",
        "Megatron-Core's selective recompute modules, comma-separated: core_attn (= recompute selective), "
        "mlp, moe, moe_act, layernorm, mla_up_proj, shared_experts, or none [core_attn under selective]",
@@ -153,8 +155,10 @@ const std::vector<TrainingField>& training_fields() {
          spec.recompute_modules_core = core;
          spec.pins.recompute = core ? Recompute::kSelective : Recompute::kNone;
        },
-       [](const Strategy& s, const EstimateOptions&) -> KnobValue { if (s.recompute_modules == 0) return {};
-         return recompute_modules_text(s.recompute_modules, s.recompute == Recompute::kSelective); }},
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue {
+         if (s.recompute_modules == 0) return {};
+         return recompute_modules_text(s.recompute_modules, s.recompute == Recompute::kSelective);
+       }},
       {"recompute_layers", "recompute-layers",
        "with full recompute, the layers of each model chunk recomputed, the rest keeping their activations "
        "(Megatron-LM --recompute-method block --recompute-num-layers) [every layer; plan: the fewest that "
@@ -168,7 +172,9 @@ const std::vector<TrainingField>& training_fields() {
            throw Error("recompute_layers needs full recompute, but recompute is " +
                        std::string(to_string(*spec.pins.recompute)));
        },
-       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return positive_or_null(s.recompute_layers); }},
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue {
+         return positive_or_null(s.recompute_layers);
+       }},
       {"zero", "zero", "ZeRO stage 0|1|2|3 (1 = distributed optimizer)", false,
        [](TrainingSpec& spec, std::string_view text) {
          const int zero = integer(text, 0);
@@ -184,16 +190,22 @@ const std::vector<TrainingField>& training_fields() {
          }
          spec.dtype = *dtype;
        },
-       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::string(to_string(s.dtype)); }},
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue {
+         return std::string(to_string(s.dtype));
+       }},
       {"grad_reduce_dtype", "grad-reduce-dtype",
        "main gradients and their reduction: fp32|bf16 [fp32, Megatron-LM's default; fp16 training: fp16]",
        false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_gradients = bf16_not_fp32(text); },
-       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::string(s.bf16_gradients ? "bf16" : s.dtype == Dtype::kFp16 ? "fp16" : "fp32"); }},
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue {
+         return std::string(s.bf16_gradients ? "bf16" : s.dtype == Dtype::kFp16 ? "fp16" : "fp32");
+       }},
       {"optimizer_dtype", "optimizer-dtype",
        "Adam's master weights and states: fp32|bf16 [fp32; bf16: NeMo's distributed_fused_adam dtype bf16, "
        "Megatron-Core's precision-aware optimizer]",
        false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_optimizer = bf16_not_fp32(text); },
-       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::string(s.bf16_optimizer ? "bf16" : "fp32"); }},
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue {
+         return std::string(s.bf16_optimizer ? "bf16" : "fp32");
+       }},
       {"fp8_params", "fp8-params",
        "under --dtype fp8, keep the weights in FP8 only and all-gather them in FP8 (Megatron-LM "
        "--fp8-param-gather, NeMo/Megatron-Bridge fp8_param_gather); off: bf16 weights plus their FP8 copies: "
@@ -218,7 +230,9 @@ const std::vector<TrainingField>& training_fields() {
          }
          spec.flash_attention = text == "flash";
        },
-       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return std::string(o.flash_attention ? "flash" : "standard"); }},
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue {
+         return std::string(o.flash_attention ? "flash" : "standard");
+       }},
       {"attention_dtype", "attention-dtype",
        "attention core precision under --dtype fp8: bf16|fp8 [bf16, as Megatron-LM and Transformer Engine]",
        false,
@@ -229,7 +243,9 @@ const std::vector<TrainingField>& training_fields() {
          }
          spec.attention_dtype = *dtype;
        },
-       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return std::string(to_string(o.attention_dtype)); }},
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue {
+         return std::string(to_string(o.attention_dtype));
+       }},
       {"moe_capacity_factor", "moe-capacity-factor",
        "tokens of the busiest expert relative to balanced routing (Megatron-LM's capacity factor) [1]", false,
        [](TrainingSpec& spec, std::string_view text) {
@@ -286,7 +302,9 @@ const std::vector<TrainingField>& training_fields() {
                        {"off", "on", "layer", "full"});
          }
        },
-       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return std::string(to_string(o.cuda_graphs)); }},
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue {
+         return std::string(to_string(o.cuda_graphs));
+       }},
       {"zero3_gather", "zero3-gather",
        "ZeRO-3's per-parameter collectives: flat (one tensor: DeepSpeed since 2022, FSDP) or list "
        "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]",
@@ -296,14 +314,20 @@ const std::vector<TrainingField>& training_fields() {
            fail_choice("expected flat or list, got " + quoted(text), text, {"flat", "list"});
          spec.zero3_gather = text == "list" ? Zero3Gather::kList : Zero3Gather::kFlat;
        },
-       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return std::string(o.zero3_gather == Zero3Gather::kList ? "list" : "flat"); }},
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue {
+         return std::string(o.zero3_gather == Zero3Gather::kList ? "list" : "flat");
+       }},
       {"dp_algorithm", "dp-algo",
        "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|pat|auto [auto]", false,
        [](TrainingSpec& spec, std::string_view text) { spec.dp_algorithm = algorithm(text); },
-       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return std::string(to_string(o.dp_algorithm)); }},
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue {
+         return std::string(to_string(o.dp_algorithm));
+       }},
       {"tp_algorithm", "tp-algo", "TP collective algorithm [auto]", false,
        [](TrainingSpec& spec, std::string_view text) { spec.tp_algorithm = algorithm(text); },
-       [](const Strategy&, const EstimateOptions& o) -> KnobValue { return std::string(to_string(o.tp_algorithm)); }},
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue {
+         return std::string(to_string(o.tp_algorithm));
+       }},
       {"cost_basis", "cost-basis", "what cost means in tables and --rank-by cost: owned (TCO)|rental [owned]",
        false,
        [](TrainingSpec& spec, std::string_view text) {
@@ -412,11 +436,15 @@ const std::vector<TrainingField>& training_fields() {
        "--decoder-first-pipeline-num-layers) [even]",
        true,
        [](TrainingSpec& spec, std::string_view text) { spec.pins.first_stage_layers = integer(text, 1); },
-       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return positive_or_null(s.first_stage_layers); }},
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue {
+         return positive_or_null(s.first_stage_layers);
+       }},
       {"last_stage_layers", "last-stage-layers",
        "layers on the last pipeline stage (Megatron-LM --decoder-last-pipeline-num-layers) [even]", true,
        [](TrainingSpec& spec, std::string_view text) { spec.pins.last_stage_layers = integer(text, 1); },
-       [](const Strategy& s, const EstimateOptions&) -> KnobValue { return positive_or_null(s.last_stage_layers); }},
+       [](const Strategy& s, const EstimateOptions&) -> KnobValue {
+         return positive_or_null(s.last_stage_layers);
+       }},
   };
   return kFields;
 }
