@@ -148,32 +148,54 @@ TEST_CASE("NVLS and NVLSTree (NCCL src/tuning/nvls.cc)") {
     const CommCost c = collective_cost(Collective::kAllReduce, Algorithm::kInNetwork, kLarge, p);
     CHECK(c.protocol == Protocol::kSimple);
     CHECK(c.latency_term.value == doctest::Approx(25 * kUs));
-    CHECK(c.bandwidth_term.value == doctest::Approx(kLarge.value / (8 * 40e9 * 0.85 * 7 / 8 * 2 * 8 / 14)));
-    // AllGather: x (L-1)/L instead of x2; algorithm bandwidth busBw x p / (p-1).
+    // 8 GiB: chunks of 128 KiB, a loop of 16 blocks x 8 heads x 128 KiB = 16 MiB; the AllReduce kernel's 3
+    // stages (scatter, reduce and broadcast, gather) fill for 2 loops.
+    const double loop = 16 * 8 * 131072.0;
+    CHECK(c.bandwidth_term.value ==
+          doctest::Approx((kLarge.value + 2 * loop) / (8 * 40e9 * 0.85 * 7 / 8 * 2 * 8 / 14)));
+    // AllGather: x (L-1)/L instead of x2; algorithm bandwidth busBw x p / (p-1); 2 stages, 1 loop of fill.
     const CommCost ag = collective_cost(Collective::kAllGather, Algorithm::kInNetwork, kLarge, p);
     CHECK(ag.bandwidth_term.value ==
-          doctest::Approx(kLarge.value / (8 * 40e9 * 0.85 * 7 / 8 * 7 / 8 * 8 / 7)));
+          doctest::Approx((kLarge.value + loop) / (8 * 40e9 * 0.85 * 7 / 8 * 7 / 8 * 8 / 7)));
     CHECK_FALSE(applicable(Collective::kAllReduce, Algorithm::kInNetwork, p, Protocol::kLL));
   }
-  SUBCASE("NVLS ramps per head GPU: a 72-GPU domain (32 heads) reads NCCL's correction at n x 8/32") {
-    // all_reduce.h moves loops of nHeads chunks, nHeads = min(GPUs, NCCL_MAX_NVLS_ARITY = 32). 1 GiB on 8
-    // heads: index floor(log2(2^30 / 64)) = 24, past the table: factor 1. On 32 heads it reads 2^28 bytes:
-    // index 22, Simple 0.9, so the bandwidth term per byte is 1/0.9 of the 16 GiB one (index 26: 1).
+  SUBCASE("NVLS's chunk ladder and fill (NCCL src/enqueue.cc, src/device/all_reduce.h)") {
+    // 8 H100: 16 blocks x 8 heads = 128 chunks per loop. From 128 KiB NCCL halves to 64 KiB under 64 loops
+    // (1 GiB), to 32 KiB under 8 loops of 64 KiB (64 MiB), to 16 KiB under 2 loops of 32 KiB (8 MiB). The
+    // bandwidth term is (n + 2 x min(n, a loop)) / B, B the large-message rate.
+    const LinkPath node = link_path(dgx_h100(8), Communicator{8, 1, 1});
+    const auto bandwidth_term = [](const LinkPath& p, Algorithm a, double n) {
+      return collective_cost(Collective::kAllReduce, a, Bytes(n), p).bandwidth_term.value;
+    };
+    const double kib = 1024.0;
+    const double mib = kib * kib;
+    const double per_byte = 1.0 / (8 * 40e9 * 0.85 * 7 / 8 * 2 * 8 / 14);
+    const auto nvls = [&](double n) { return bandwidth_term(node, Algorithm::kInNetwork, n); };
+    CHECK(nvls(kib) == doctest::Approx(3 * kib * per_byte));                       // less than a loop
+    CHECK(nvls(4 * mib) == doctest::Approx((4 + 2 * 2) * mib * per_byte));         // 16 KiB: 2 MiB loops
+    CHECK(nvls(8 * mib) == doctest::Approx((8 + 2 * 4) * mib * per_byte));         // 32 KiB: 4 MiB
+    CHECK(nvls(64 * mib) == doctest::Approx((64 + 2 * 8) * mib * per_byte));       // 64 KiB: 8 MiB
+    CHECK(nvls(1024 * mib) == doctest::Approx((1024 + 2 * 16) * mib * per_byte));  // 128 KiB: 16 MiB
+    // What NCCL's tuner compares has no fill: Auto still takes NVLS at 4 MiB on one node, as NCCL does.
+    CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(4 * mib), node).algorithm ==
+          Algorithm::kInNetwork);
+    // NVLSTree on 2 x 8 H100 (4 stages: 3 loops of fill): from 128 KiB to 64 KiB under 4 loops (64 MiB), to
+    // 32 KiB under 1 loop of 64 KiB (8 MiB). Its rate: 8 channels x 57.7 GB/s x 16/30.
+    const LinkPath two = link_path(dgx_h100(16), Communicator{16, 1, 1});
+    const double tree_per_byte = 1.0 / (8 * 57.7e9 * 16 / 30);
+    const auto tree = [&](double n) { return bandwidth_term(two, Algorithm::kNvlsTree, n); };
+    CHECK(tree(4 * mib) == doctest::Approx((4 + 3 * 4) * mib * tree_per_byte));     // 32 KiB: 4 MiB loops
+    CHECK(tree(8 * mib) == doctest::Approx((8 + 3 * 8) * mib * tree_per_byte));     // 64 KiB: 8 MiB
+    CHECK(tree(64 * mib) == doctest::Approx((64 + 3 * 16) * mib * tree_per_byte));  // 128 KiB: 16 MiB
+    // A 72-GPU domain has 32 heads (NCCL_MAX_NVLS_ARITY): 512 chunks per loop, 64 MiB of 128 KiB chunks
+    // from 4 GiB (64 loops x 512 x 128 KiB); below it 64 KiB (32 MiB loops) down to 256 MiB.
     ClusterSpec rack = dgx_h100(72);
     rack.scale_up->domain = 72;
     const LinkPath wide = link_path(rack, Communicator{72, 1, 1});
-    const LinkPath node = link_path(dgx_h100(8), Communicator{8, 1, 1});
-    const auto per_byte = [](const LinkPath& p, double n) {
-      return collective_cost(Collective::kAllReduce, Algorithm::kInNetwork, Bytes(n), p)
-                 .bandwidth_term.value /
-             n;
-    };
-    const double gib = 1073741824.0;
-    CHECK(per_byte(wide, gib) / per_byte(wide, 16 * gib) == doctest::Approx(1 / 0.9));
-    CHECK(per_byte(node, gib) / per_byte(node, 16 * gib) == doctest::Approx(1.0));
-    // 512 MiB: index 23 on 8 heads (0.9), 21 on 32 (0.9); 64 MiB: 20 (0.8) against 18 (0.7).
-    CHECK(per_byte(wide, gib / 16) / per_byte(wide, 16 * gib) == doctest::Approx(1 / 0.7));
-    CHECK(per_byte(node, gib / 16) / per_byte(node, 16 * gib) == doctest::Approx(1 / 0.8));
+    const auto wide_nvls = [&](double n) { return bandwidth_term(wide, Algorithm::kInNetwork, n); };
+    const double wide_per_byte = wide_nvls(64 * kib * mib) / ((65536 + 2 * 64) * mib);
+    CHECK(wide_nvls(2 * kib * mib) == doctest::Approx((2048 + 2 * 32) * mib * wide_per_byte));
+    CHECK(wide_nvls(4 * kib * mib) == doctest::Approx((4096 + 2 * 64) * mib * wide_per_byte));
   }
   SUBCASE("NVLS needs more than 2 GPUs in the domain; A100 has none") {
     CHECK_FALSE(applicable(Collective::kAllReduce, Algorithm::kInNetwork,
@@ -189,13 +211,17 @@ TEST_CASE("NVLS and NVLSTree (NCCL src/tuning/nvls.cc)") {
     const LinkPath p = link_path(dgx_h100(16), Communicator{16, 1, 1});
     const CommCost c = collective_cost(Collective::kAllReduce, Algorithm::kNvlsTree, kLarge, p);
     CHECK(c.latency_term.value == doctest::Approx((25 + 2 * 14) * kUs));
-    CHECK(c.bandwidth_term.value == doctest::Approx(kLarge.value / (8 * 57.7e9 * 16 / 30)));
+    // 8 GiB: 16 MiB loops (128 KiB chunks), 3 of them fill the kernel's 4 stages.
+    CHECK(c.bandwidth_term.value ==
+          doctest::Approx((kLarge.value + 3 * 16 * 1048576.0) / (8 * 57.7e9 * 16 / 30)));
     CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, kLarge, p).algorithm ==
           Algorithm::kNvlsTree);
     // Beyond two nodes the NICs' per channel and the cap (45.5) bind: 8 x 45.5 GB/s.
     const LinkPath four = link_path(dgx_h100(32), Communicator{32, 1, 1});
     const CommCost c4 = collective_cost(Collective::kAllReduce, Algorithm::kNvlsTree, kLarge, four);
-    CHECK(c4.bandwidth_term.value == doctest::Approx(kLarge.value / (8 * 45.5e9 * 32 / 62)));
+    // From 4 nodes NVLSTree's chunks are at most 64 KiB: 8 MiB loops.
+    CHECK(c4.bandwidth_term.value ==
+          doctest::Approx((kLarge.value + 3 * 8 * 1048576.0) / (8 * 45.5e9 * 32 / 62)));
     CHECK(c4.latency_term.value == doctest::Approx((25 + 2 * 2 * 14) * kUs));
   }
   SUBCASE("NVLSTree runs across domains only, and needs NVLS") {

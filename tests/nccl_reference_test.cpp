@@ -144,9 +144,9 @@ double median_error(const ClusterSpec& c, const std::vector<std::pair<double, do
 TEST_CASE("the two-node curves, median over their sizes (dstack's Nebius H100 and GCP A4 B200 runs)") {
   // ../shared/reference/nccl-busbw.yaml nebius-h100-2x8-ib-allreduce (32 KiB - 8 GiB) and
   // gcp-a4-b200-2x8-roce-allreduce (8 MiB - 8 GiB): 2 nodes x 8 GPUs, 8 NICs per node, NCCL's default
-  // choice. Issue 26's target is a median |error| of 15% over each curve. GCP A4 meets it (13.1%); the
-  // Nebius curve is 15.3%: NVLSTree at 512 KiB - 16 MiB is +40..+71% (its ramp is NCCL's tree correction,
-  // not yet NVLS's chunk ladder), the rest within 12%.
+  // choice. Issue 26's target is a median |error| of 15% over each curve: Nebius 9.1%, GCP A4 6.8%, with
+  // NVLSTree's chunks as NCCL picks them and its first loops filling the kernel's stages (collective.cpp,
+  // algorithms/nvls.cpp; nothing fitted). Before that (NCCL's tree correction borrowed) 15.3% and 13.1%.
   const ClusterSpec nebius = cluster("h100-sxm", 16, 8, "ib-ndr-400g", 8);
   const double k = 1024.0;
   const std::vector<std::pair<double, double>> nebius_points{
@@ -155,13 +155,11 @@ TEST_CASE("the two-node curves, median over their sizes (dstack's Nebius H100 an
       {8 * kMiB, 101.82},   {16 * kMiB, 149.56},  {32 * kMiB, 229.43},  {64 * kMiB, 266.35},
       {128 * kMiB, 331.31}, {256 * kMiB, 385.49}, {512 * kMiB, 423.06}, {kGiB, 446.21},
       {2 * kGiB, 458.8},    {4 * kGiB, 462.61},   {8 * kGiB, 467.54}};
-  const double nebius_median = median_error(nebius, nebius_points);
-  WARN(nebius_median <= 0.15);
-  CHECK(nebius_median <= 0.16);
+  CHECK(median_error(nebius, nebius_points) <= 0.10);
   const ClusterSpec a4 = cluster("b200", 16, 8, "roce-400g", 8);
   const std::vector<std::pair<double, double>> a4_points{
       {8 * kMiB, 100.25},   {16 * kMiB, 160.29},  {32 * kMiB, 243.42},  {64 * kMiB, 340.67},
       {128 * kMiB, 394.17}, {256 * kMiB, 535.29}, {512 * kMiB, 593.81}, {kGiB, 623.33},
       {2 * kGiB, 659.26},   {4 * kGiB, 673.79},   {8 * kGiB, 683.52}};
-  CHECK(median_error(a4, a4_points) <= 0.15);
+  CHECK(median_error(a4, a4_points) <= 0.08);
 }

@@ -104,6 +104,7 @@ inline constexpr double kMilli = 1e-3;             ///< m
 inline constexpr double kKilo = 1e3;               ///< k
 inline constexpr double kGiga = 1e9;               ///< G (NCCL's and nccl-tests' GB/s: 1e9 B/s)
 inline constexpr double kTera = 1e12;              ///< T
+inline constexpr double kKibi = 1024.0;            ///< Ki: 2^10
 inline constexpr double kGibi = 1073741824.0;      ///< Gi: 2^30
 inline constexpr double kSecondsPerMinute = 60.0;  ///< s/min
 inline constexpr double kSecondsPerHour = 3600.0;  ///< s/h

@@ -135,6 +135,29 @@ struct Terms {
   double bandwidth = 0.0;
 };
 
+// The chunk NCCL's NVLS and NVLSTree kernels move for n bytes (NVIDIA/nccl
+// @86fa684d3bd5b6ac3414d6d024fdc6f65441cb81 src/enqueue.cc topoGetAlgoInfo): from the largest, halved while
+// n is under a few loops of all channels (nChannels x nHeads chunks), each rule read with the chunk the
+// previous one left. NVLS: under 64 loops to 64 KiB, 8 to 32 KiB, 2 to 16 KiB; NVLSTree: under 32 loops to
+// 256 KiB, 16 to 128 KiB, 4 to 64 KiB, 1 to 32 KiB.
+inline double nvls_chunk_bytes(const Entry::Nvls& v, double n) {
+  double chunk = v.max_chunk_bytes;
+  const auto halve = [&](double loops, double to) {
+    if (n < loops * v.loop_chunks * chunk && chunk > to) chunk = to;
+  };
+  if (v.tree) {
+    halve(32.0, 256.0 * kKibi);
+    halve(16.0, 128.0 * kKibi);
+    halve(4.0, 64.0 * kKibi);
+    halve(1.0, 32.0 * kKibi);
+  } else {
+    halve(64.0, 64.0 * kKibi);
+    halve(8.0, 32.0 * kKibi);
+    halve(2.0, 16.0 * kKibi);
+  }
+  return chunk;
+}
+
 // NCCL's predicted time (src/tuning/tuning.cc, what its tuner compares; `launched` false) or the time of
 // what it then launches (`launched` true: on fewer channels below nChannels x nThreads x threshold, which the
 // prediction does not see).
@@ -142,7 +165,11 @@ inline Terms terms_of(const Entry& e, int proto, double n, bool launched) {
   const double latency =
       e.plateau_bytes > 0.0 && n >= e.plateau_bytes ? e.latency * e.plateau_factor : e.latency;
   double bandwidth = n * (launched ? launched_seconds_per_byte(e, n) : e.seconds_per_byte);
-  if (e.correction > 0) bandwidth /= correction(proto, e.correction, n * e.correction_scale);
+  if (e.correction > 0) bandwidth /= correction(proto, e.correction, n);
+  if (launched && e.nvls.loop_chunks > 0.0) {
+    const double loop = e.nvls.loop_chunks * nvls_chunk_bytes(e.nvls, n);
+    bandwidth += e.nvls.fill_loops * std::min(n, loop) * e.seconds_per_byte;
+  }
   return {latency, bandwidth};
 }
 

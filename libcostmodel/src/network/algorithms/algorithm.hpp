@@ -63,6 +63,9 @@ struct Model {
   double channel_bw = kMinBandwidth;  // their speed each (bwIntra / bwInter), B/s
   int nvls_channels = 0;              // the NVLS graph's channels (one head GPU each)
   double nvls_bw_intra = 0.0;         // its per-channel NVLink bandwidth, B/s
+  int nvls_ctas = 0;                  // the thread blocks NVLS and NVLSTree launch (comm->nvlsChannels)
+  double nvls_chunk = 0.0;            // comm->nvlsChunkSize, B
+  double nvls_tree_chunk = 0.0;       // comm->nvlsTreeMaxChunkSize, B
   double ll_max_bw = 0.0;             // B/s
   double up_excess = 0.0;             // s per scale-up step above NCCL's reference hardware
   double out_excess = 0.0;            // s per network step to a neighbour

@@ -78,6 +78,44 @@ Channels ring_channels(const Model& m, const LinkPath& path) {
   return keep ? Channels{channels, speed * kGiga} : Channels{2 * channels, speed * kGiga / 2.0};
 }
 
+// What NCCL's NVLS and NVLSTree launch (NVIDIA/nccl @86fa684d3bd5b6ac3414d6d024fdc6f65441cb81
+// src/transport/nvls.cc ncclNvlsTuning, ncclNvlsTreeSm100Tuning): 16 thread blocks on Hopper, 32 on Blackwell
+// across nodes and 24 inside one; chunks of 128 KiB, NVLSTree's at most 64 KiB from 4 nodes. Blackwell across
+// nodes is tuned by the NIC's speed (NCCL's minNetBw, GB/s) and the GPUs per node, with each GPU's NIC taken
+// behind its PCIe switch (PATH_PXB, as in NVIDIA's HGX and DGX nodes).
+void nvls_launch(Model& m, const LinkPath& path) {
+  constexpr double kChunk = 128.0 * kKibi;
+  const bool blackwell = m.arch >= static_cast<int>(GpuArchitecture::kBlackwell);
+  m.nvls_ctas = blackwell ? (m.multi ? 32 : 24) : 16;
+  m.nvls_chunk = kChunk;
+  double tree = 0.0;
+  if (blackwell && m.multi) {
+    const double nic = path.scale_out.line_rate.value / kGiga;
+    const int ppn = m.local;
+    if (m.groups == 2 && nic >= 48.0) {
+      m.nvls_ctas = 32;
+      tree = kChunk;
+      if (ppn <= 4) {
+        m.nvls_chunk = tree = 2.0 * kChunk;
+      } else if (ppn >= 16 || (ppn <= 8 && nic < 96.0)) {
+        tree = kChunk / 2.0;
+      }
+    } else if (nic >= 96.0) {
+      if (ppn <= 8) {
+        m.nvls_ctas = 24;
+        m.nvls_chunk = tree = 2.0 * kChunk;
+      } else {
+        m.nvls_ctas = 32;
+        tree = ppn < 32 ? kChunk : kChunk / 2.0;
+      }
+    } else if (nic >= 48.0) {
+      m.nvls_ctas = 24;
+      tree = kChunk / 2.0;
+    }
+  }
+  m.nvls_tree_chunk = tree > 0.0 ? tree : (m.groups >= 4 ? kChunk / 2.0 : m.nvls_chunk);
+}
+
 }  // namespace
 
 Model model_of(const LinkPath& path) {
@@ -111,6 +149,7 @@ Model model_of(const LinkPath& path) {
     const double per_channel = m.up_bw / kGiga / (m.nvls_channels + 1);
     const double listed = speed_at_most(nccl::kIntraSpeeds[speed_list(path.architecture)], per_channel);
     m.nvls_bw_intra = std::min(listed, per_channel) * kGiga;
+    nvls_launch(m, path);
   }
   // llMaxBws: by GPU generation on one node, by host CPU across nodes (an Intel x86 host: row 0).
   m.ll_max_bw = (m.multi ? nccl::kLlMaxBw[0][static_cast<std::size_t>(m.nodes_index)]
