@@ -140,12 +140,12 @@ struct Terms {
 // n is under a few loops of all channels (nChannels x nHeads chunks), each rule read with the chunk the
 // previous one left. NVLS: under 64 loops to 64 KiB, 8 to 32 KiB, 2 to 16 KiB; NVLSTree: under 32 loops to
 // 256 KiB, 16 to 128 KiB, 4 to 64 KiB, 1 to 32 KiB.
-inline double nvls_chunk_bytes(const Entry::Nvls& v, double n) {
-  double chunk = v.max_chunk_bytes;
+inline double nvls_chunk_bytes(const Entry& e, double n) {
+  double chunk = e.nvls_max_chunk_bytes;
   const auto halve = [&](double loops, double to) {
-    if (n < loops * v.loop_chunks * chunk && chunk > to) chunk = to;
+    if (n < loops * e.nvls_loop_chunks * chunk && chunk > to) chunk = to;
   };
-  if (v.tree) {
+  if (e.nvls_tree) {
     halve(32.0, 256.0 * kKibi);
     halve(16.0, 128.0 * kKibi);
     halve(4.0, 64.0 * kKibi);
@@ -166,9 +166,9 @@ inline Terms terms_of(const Entry& e, int proto, double n, bool launched) {
       e.plateau_bytes > 0.0 && n >= e.plateau_bytes ? e.latency * e.plateau_factor : e.latency;
   double bandwidth = n * (launched ? launched_seconds_per_byte(e, n) : e.seconds_per_byte);
   if (e.correction > 0) bandwidth /= correction(proto, e.correction, n);
-  if (launched && e.nvls.loop_chunks > 0.0) {
-    const double loop = e.nvls.loop_chunks * nvls_chunk_bytes(e.nvls, n);
-    bandwidth += e.nvls.fill_loops * std::min(n, loop) * e.seconds_per_byte;
+  if (launched && e.nvls_loop_chunks > 0.0) {
+    const double loop = e.nvls_loop_chunks * nvls_chunk_bytes(e, n);
+    bandwidth += e.nvls_fill_loops * std::min(n, loop) * e.seconds_per_byte;
   }
   return {latency, bandwidth};
 }

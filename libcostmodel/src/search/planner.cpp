@@ -10,6 +10,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -110,6 +111,14 @@ class Search {
   }
 
  private:
+  // A split's prepared communicators, built in place where they are stored (a conversion's prvalue
+  // initializes the object itself: no copy of the seven collective tables).
+  struct Prepare {
+    const Estimator& estimator;
+    Strategy representative;
+    operator SplitPaths() const { return estimator.paths(representative); }
+  };
+
   void run_item(int target_index, int split_index, Partial& p) const {
     const Target& target = targets_[static_cast<size_t>(target_index)];
     const Estimator& estimator = *target.estimator;
@@ -133,7 +142,9 @@ class Search {
       count_invalid(split.invalid, target.space->representative(split));
       return;
     }
-    const SplitPaths paths = estimator.paths(target.space->representative(split));
+    // The split's communicators, prepared when its first candidate fits in memory (most splits of a large
+    // cluster have none, and preparing their seven collective tables costs more than checking them).
+    std::optional<SplitPaths> paths;
     const bool fewest = target.space->fewest_recompute();
     target.space->for_each_candidate(split, [&](const Strategy& s) {
       ++p.evaluated;
@@ -167,7 +178,8 @@ class Search {
         remember(1, memory.total.value / memory.capacity.value, s);
         return;
       }
-      Ranked r{{}, estimator.evaluate_checked(*chosen, paths, memory)};
+      if (!paths) paths.emplace(Prepare{estimator, target.space->representative(split)});
+      Ranked r{{}, estimator.evaluate_checked(*chosen, *paths, memory)};
       if (!r.estimate.valid()) {
         count_invalid(r.estimate.invalid, s);
         return;

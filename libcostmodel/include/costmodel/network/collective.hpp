@@ -79,7 +79,7 @@ struct CollectiveTable {
   /// One (collective, algorithm, protocol): NCCL's classic prediction latency x (n >= plateau_bytes ?
   /// plateau_factor : 1) + n x seconds_per_byte / correction(n); what launches is that with
   /// max(seconds_per_byte, channel_seconds_per_byte / the channels NCCL launches for n) and, for NVLS and
-  /// NVLSTree, the loops that fill their kernel's stages (nvls); for a pipelined pair (pipelined()) latency
+  /// NVLSTree, the loops that fill their kernel's stages (nvls_*); for a pipelined pair (pipelined()) latency
   /// + n / NCCL's pipeline model's bandwidth, which is also what Auto compares.
   struct Entry {
     double latency = -1.0;  ///< s; negative: the pair does not run on this communicator
@@ -90,18 +90,16 @@ struct CollectiveTable {
     double channel_seconds_per_byte = 0.0;  ///< one launched channel (all its threads) alone
     std::uint8_t channels = 0;              ///< NCCL's channels (comm->nChannels)
     std::uint8_t thread_halvings = 0;       ///< times NCCL may halve a lone channel's threads
-    /// NVLS and NVLSTree (zero for the others): each launched channel moves its share in loops of one
-    /// chunk per head GPU, the chunk NCCL's for n; a loop passes through the kernel's warp groups in turn
-    /// (scatter, reduce, [network,] broadcast, gather), so the first crosses `fill_loops` more stages before
-    /// the loops stream. What launches adds fill_loops x min(n, one loop of all channels) x seconds_per_byte.
-    struct Nvls {
-      double loop_chunks = 0.0;      ///< chunks per loop of all channels: nvlsChannels x nHeads; 0: not NVLS
-      double max_chunk_bytes = 0.0;  ///< the chunk NCCL starts from (nvlsChunkSize, NVLSTree's maximum)
-      std::uint8_t fill_loops = 0;   ///< the kernel's stages a loop passes through, less one
-      bool tree = false;             ///< NVLSTree's chunk ladder (else NVLS's)
-    };
-    Nvls nvls{};
     std::uint8_t correction = 0;  ///< size-dependent bandwidth (NCCL treeCorrectionFactor): entries, 0 none
+    /// NVLS and NVLSTree (zero for the others): each launched channel moves its share in loops of one
+    /// chunk per head GPU, the chunk NCCL's for n (nvls_max_chunk_bytes halved by NCCL's ladder, the
+    /// NVLSTree one when nvls_tree); a loop passes through the kernel's warp groups in turn (scatter, reduce,
+    /// [network,] broadcast, gather), so the first crosses nvls_fill_loops more stages before the loops
+    /// stream. What launches adds nvls_fill_loops x min(n, one loop of all channels) x seconds_per_byte.
+    std::uint8_t nvls_fill_loops = 0;  ///< the kernel's stages a loop passes through, less one
+    bool nvls_tree = false;            ///< NVLSTree's chunk ladder (else NVLS's)
+    double nvls_loop_chunks = 0.0;  ///< chunks per loop of all channels: nvlsChannels x nHeads; 0: not NVLS
+    double nvls_max_chunk_bytes = 0.0;  ///< the chunk NCCL starts from (nvlsChunkSize, NVLSTree's maximum)
     /// What NCCL launches, by its pipeline model (ring and tree, LL128 and Simple; zero for the others,
     /// which keep the classic time): `latency` (NCCL's base latency and every step's, once), then the
     /// first slice crosses every step and one slice follows per slowest step; the channels together move

@@ -20,10 +20,10 @@ namespace {
 // NVLS curves of tests/fixtures/nccl-holdout.yaml (8 x H100, 8 x H200, 4 x 8 H100, NVL72) within 12% from
 // 2 MiB but for a dip and NVL72's 512 MiB (nccl_holdout_test.cpp).
 inline void nvls_loops(Entry& e, const Model& m, bool tree, int stages) {
-  e.nvls.loop_chunks = static_cast<double>(m.nvls_ctas) * std::min(m.local, nccl::kMaxNvlsArity);
-  e.nvls.max_chunk_bytes = tree ? std::min(m.nvls_chunk, m.nvls_tree_chunk) : m.nvls_chunk;
-  e.nvls.fill_loops = static_cast<std::uint8_t>(stages - 1);
-  e.nvls.tree = tree;
+  e.nvls_loop_chunks = static_cast<double>(m.nvls_ctas) * std::min(m.local, nccl::kMaxNvlsArity);
+  e.nvls_max_chunk_bytes = tree ? std::min(m.nvls_chunk, m.nvls_tree_chunk) : m.nvls_chunk;
+  e.nvls_fill_loops = static_cast<std::uint8_t>(stages - 1);
+  e.nvls_tree = tree;
 }
 
 // NVLS inside one NVLink domain (src/tuning/nvls.cc ncclTuningNvlsModelInit): per channel bwIntra x
@@ -107,7 +107,7 @@ Entry in_network(Collective c, int /*proto*/, const Model& m) {
   nvls_loops(e, m, false, 4);
   // Across nodes NCCL keeps NVLS's chunks at 32 KiB while its AllReduce bandwidth is under 150 GB/s.
   if (e.seconds_per_byte * 150.0 * kGiga > 1.0)
-    e.nvls.max_chunk_bytes = std::min(e.nvls.max_chunk_bytes, 32.0 * kKibi);
+    e.nvls_max_chunk_bytes = std::min(e.nvls_max_chunk_bytes, 32.0 * kKibi);
   return e;
 }
 
