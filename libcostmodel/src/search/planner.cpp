@@ -7,12 +7,14 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <type_traits>
 #include <utility>
 
 #include "costmodel/error.hpp"
@@ -111,6 +113,29 @@ class Search {
   }
 
  private:
+  // The last candidate's memory outcome: the recompute layers chosen (0: the candidate's own) and its memory.
+  struct MemoryMemo {
+    Strategy key;
+    bool valid = false;
+    int recompute_layers = 0;
+    MemoryBreakdown memory;
+    // Whether `s` equals the key but for its DP overlap, byte for byte (a padding byte that differs only
+    // misses: equal bytes are equal values).
+    [[nodiscard]] bool matches(const Strategy& s) const {
+      if (!valid) return false;
+      Strategy other = s;
+      other.overlap = key.overlap;
+      return std::memcmp(&other, &key, sizeof(Strategy)) == 0;
+    }
+    void remember(const Strategy& s, int layers, const MemoryBreakdown& m) {
+      key = s;
+      valid = true;
+      recompute_layers = layers;
+      memory = m;
+    }
+  };
+  static_assert(std::is_trivially_copyable_v<Strategy>, "MemoryMemo compares strategies byte for byte");
+
   // A split's prepared communicators, built in place where they are stored (a conversion's prvalue
   // initializes the object itself: no copy of the seven collective tables).
   struct Prepare {
@@ -143,9 +168,12 @@ class Search {
       return;
     }
     // The split's communicators, prepared when its first candidate fits in memory: a split whose candidates
-    // all fail the checks needs none (GPT-3 175B on 4,096 A100: 71 of 227 splits), and its seven collective
-    // tables cost more than checking them.
+    // all fail the checks needs none, and its seven collective tables cost more than checking them.
     std::optional<SplitPaths> paths;
+    // A candidate's memory and recompute choice do not depend on its DP overlap (estimate/memory.cpp; the
+    // planner test checks it), the knob for_each_candidate varies innermost: a candidate equal to the last
+    // one measured but for that reuses its outcome.
+    MemoryMemo memo;
     const bool fewest = target.space->fewest_recompute();
     target.space->for_each_candidate(split, [&](const Strategy& s) {
       ++p.evaluated;
@@ -163,16 +191,27 @@ class Search {
       // the recompute is pinned.
       const Strategy* chosen = &s;
       Strategy block;
-      if (fewest && s.recompute == Recompute::kFull) {
-        block = s;
-        block.recompute_layers = estimator.fewest_recomputed_layers(s);
-        if (block.recompute_layers > 0) chosen = &block;
-      }
       if (request_.deadline) ++p.counts[static_cast<size_t>(target.count)].valid;
-      MemoryBreakdown memory = estimator.memory(*chosen);
-      if (chosen != &s && memory.total > memory.capacity) {
-        chosen = &s;
-        memory = estimator.memory(s);
+      MemoryBreakdown memory;
+      if (memo.matches(s)) {
+        memory = memo.memory;
+        if (memo.recompute_layers > 0) {
+          block = s;
+          block.recompute_layers = memo.recompute_layers;
+          chosen = &block;
+        }
+      } else {
+        if (fewest && s.recompute == Recompute::kFull) {
+          block = s;
+          block.recompute_layers = estimator.fewest_recomputed_layers(s);
+          if (block.recompute_layers > 0) chosen = &block;
+        }
+        memory = estimator.memory(*chosen);
+        if (chosen != &s && memory.total > memory.capacity) {
+          chosen = &s;
+          memory = estimator.memory(s);
+        }
+        memo.remember(s, chosen != &s ? block.recompute_layers : 0, memory);
       }
       if (memory.total > memory.capacity) {
         ++p.rejected[kRejectedOutOfMemory];
