@@ -7,14 +7,12 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
-#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <sstream>
 #include <thread>
-#include <type_traits>
 #include <utility>
 
 #include "costmodel/error.hpp"
@@ -119,13 +117,12 @@ class Search {
     bool valid = false;
     int recompute_layers = 0;
     MemoryBreakdown memory;
-    // Whether `s` equals the key but for its DP overlap, byte for byte (a padding byte that differs only
-    // misses: equal bytes are equal values).
+    // Whether `s` equals the key but for its DP overlap.
     [[nodiscard]] bool matches(const Strategy& s) const {
       if (!valid) return false;
       Strategy other = s;
       other.overlap = key.overlap;
-      return std::memcmp(&other, &key, sizeof(Strategy)) == 0;
+      return other == key;
     }
     void remember(const Strategy& s, int layers, const MemoryBreakdown& m) {
       key = s;
@@ -134,7 +131,6 @@ class Search {
       memory = m;
     }
   };
-  static_assert(std::is_trivially_copyable_v<Strategy>, "MemoryMemo compares strategies byte for byte");
 
   // A split's prepared communicators, built in place where they are stored (a conversion's prvalue
   // initializes the object itself: no copy of the seven collective tables).

@@ -22,6 +22,7 @@ enum class CompressionKind { kNone, kFp16, kInt8, kTopK };
 struct Compression {
   CompressionKind kind = CompressionKind::kNone;
   double topk_fraction = 0.0;  ///< for kTopK: fraction of gradient elements sent, in (0, 1]
+  friend bool operator==(const Compression&, const Compression&) = default;
 };
 /// "none", "fp16", "int8", "topk:0.01".
 [[nodiscard]] std::string to_string(const Compression& compression);
@@ -90,6 +91,9 @@ struct Strategy {
   bool overlap = true;            ///< DP communication overlapped with the backward pass
   bool sequence_parallel = true;  ///< TP as reduce-scatter/all-gather (Korthikanti et al. 2022) vs AllReduce
   Compression compression;
+
+  /// Every knob equal (member by member).
+  friend bool operator==(const Strategy&, const Strategy&) = default;
 
   /// Micro-batches per pipeline per step: global_batch / (dp * micro_batch).
   [[nodiscard]] int micro_batches() const { return global_batch / (dp * micro_batch); }
