@@ -347,28 +347,31 @@ double exposed_communication(const StepEstimate& e) {
   return b.tp_comm.value + b.cp_comm.value + b.ep_comm.value + b.pp_comm.value + b.dp_comm_exposed.value;
 }
 
+// The cell function of the declared knob `key`, its declaration looked up once, not per cell.
+auto knob_column(std::string_view key) {
+  const TrainingField* field = &detail::column_knob(key);
+  return [field](const RankedEstimate& r) {
+    return detail::knob_cell(*field, r.estimate->strategy, *r.options);
+  };
+}
+
 // SI values (fractions, bytes, USD) for machines; %, GiB, M$ for people (DESIGN.md §3).
 std::vector<ColumnOf<RankedEstimate>> configuration_columns() {
   using R = const RankedEstimate&;
-  // Each column's declaration looked up once, not per cell.
-  const auto knob = [](std::string_view key) {
-    const TrainingField* field = &detail::column_knob(key);
-    return [field](R r) { return detail::knob_cell(*field, r.estimate->strategy, *r.options); };
-  };
   return {
-      {"tp", "tp", "", 1, knob("tp")},
-      {"pp", "pp", "", 1, knob("pp")},
-      {"dp", "dp", "", 1, knob("dp"), 6},
-      {"cp", "cp", "", 1, knob("cp")},
-      {"ep", "ep", "", 1, knob("ep")},
-      {"etp", "etp", "", 1, knob("etp"), 4, Audience::kMachines},
-      {"vpp", "vpp", "", 1, knob("vpp")},
-      {"micro_batch", "mb", "", 1, knob("micro_batch")},
-      {"recompute", "recompute", "", 1, knob("recompute")},
-      {"recompute_layers", "rc layers", "", 1, knob("recompute_layers")},
-      {"zero", "zero", "", 1, knob("zero"), 2},
-      {"sequence_parallel", "sp", "", 1, knob("sequence_parallel"), 1},
-      {"overlap", "overlap", "", 1, knob("overlap"), 1},
+      {"tp", "tp", "", 1, knob_column("tp")},
+      {"pp", "pp", "", 1, knob_column("pp")},
+      {"dp", "dp", "", 1, knob_column("dp"), 6},
+      {"cp", "cp", "", 1, knob_column("cp")},
+      {"ep", "ep", "", 1, knob_column("ep")},
+      {"etp", "etp", "", 1, knob_column("etp"), 4, Audience::kMachines},
+      {"vpp", "vpp", "", 1, knob_column("vpp")},
+      {"micro_batch", "mb", "", 1, knob_column("micro_batch")},
+      {"recompute", "recompute", "", 1, knob_column("recompute")},
+      {"recompute_layers", "rc layers", "", 1, knob_column("recompute_layers")},
+      {"zero", "zero", "", 1, knob_column("zero"), 2},
+      {"sequence_parallel", "sp", "", 1, knob_column("sequence_parallel"), 1},
+      {"overlap", "overlap", "", 1, knob_column("overlap"), 1},
       // People read the leaves' taper beside the fabric ("fat-tree 4:1"); machines get it as a number.
       {"topology", "topology", "", 1, [](R r) { return Json(detail::fabric_label(*r.estimate)); }, 4,
        Audience::kPeople},
@@ -437,11 +440,8 @@ Table configurations_table(const std::vector<StepEstimate>& estimates, const Est
   for (const auto& e : estimates) rows.push_back({static_cast<int>(rows.size()) + 1, &e, &options});
   auto columns = configuration_columns();
   if (seq_len > 0) {
-    columns.push_back({"global_batch", "global batch", "", 1,
-                       [field = &detail::column_knob("global_batch")](const RankedEstimate& r) {
-                         return detail::knob_cell(*field, r.estimate->strategy, *r.options);
-                       },
-                       6, Audience::kMachines});
+    columns.push_back(
+        {"global_batch", "global batch", "", 1, knob_column("global_batch"), 6, Audience::kMachines});
     columns.push_back({"seq_len", "seq len", "", 1,
                        [seq_len](const RankedEstimate&) { return Json(seq_len); }, 6, Audience::kMachines});
   }
