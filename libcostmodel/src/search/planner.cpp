@@ -112,6 +112,7 @@ class Search {
 
  private:
   // The last candidate's memory outcome: the recompute layers chosen (0: the candidate's own) and its memory.
+  // matches() is false until remember() is first called.
   struct MemoryMemo {
     Strategy key;
     bool valid = false;
@@ -183,31 +184,28 @@ class Search {
         ++p.rejected[static_cast<size_t>(std::countr_zero(static_cast<unsigned>(bit)))];
         return;
       }
+      if (request_.deadline) ++p.counts[static_cast<size_t>(target.count)].valid;
       // Full recompute of only as many layers per chunk as memory needs (Megatron-LM's block method), unless
       // the recompute is pinned.
-      const Strategy* chosen = &s;
+      if (!memo.matches(s)) {
+        int layers = fewest && s.recompute == Recompute::kFull ? estimator.fewest_recomputed_layers(s) : 0;
+        MemoryBreakdown measured;
+        if (layers > 0) {
+          Strategy block = s;
+          block.recompute_layers = layers;
+          measured = estimator.memory(block);
+          if (measured.total > measured.capacity) layers = 0;  // then the candidate's own recompute
+        }
+        if (layers == 0) measured = estimator.memory(s);
+        memo.remember(s, layers, measured);
+      }
+      const MemoryBreakdown& memory = memo.memory;
       Strategy block;
-      if (request_.deadline) ++p.counts[static_cast<size_t>(target.count)].valid;
-      MemoryBreakdown memory;
-      if (memo.matches(s)) {
-        memory = memo.memory;
-        if (memo.recompute_layers > 0) {
-          block = s;
-          block.recompute_layers = memo.recompute_layers;
-          chosen = &block;
-        }
-      } else {
-        if (fewest && s.recompute == Recompute::kFull) {
-          block = s;
-          block.recompute_layers = estimator.fewest_recomputed_layers(s);
-          if (block.recompute_layers > 0) chosen = &block;
-        }
-        memory = estimator.memory(*chosen);
-        if (chosen != &s && memory.total > memory.capacity) {
-          chosen = &s;
-          memory = estimator.memory(s);
-        }
-        memo.remember(s, chosen != &s ? block.recompute_layers : 0, memory);
+      const Strategy* chosen = &s;
+      if (memo.recompute_layers > 0) {
+        block = s;
+        block.recompute_layers = memo.recompute_layers;
+        chosen = &block;
       }
       if (memory.total > memory.capacity) {
         ++p.rejected[kRejectedOutOfMemory];
