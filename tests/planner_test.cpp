@@ -17,6 +17,8 @@
 #include "costmodel/report/configuration.hpp"
 #include "costmodel/search/planner.hpp"
 
+#include "estimate/evaluation_memo.hpp"
+
 namespace costmodel {
 namespace {
 
@@ -245,6 +247,71 @@ TEST_CASE("a candidate's memory does not depend on its DP overlap (the planner r
   }
   CHECK(compared > 100);
   CHECK(differ == 0);
+}
+
+TEST_CASE("the planner's evaluation memo gives evaluate_checked()'s estimate to the last bit") {
+  // estimate/evaluation_memo.hpp: the planner reuses a candidate's layer terms across the ZeRO stage and the
+  // DP overlap, and its data-parallel streams across the micro-batch, sequence parallelism and (below ZeRO-3)
+  // the recompute. Every checked candidate of each request, in for_each_candidate's order through one memo
+  // per split, must equal a fresh evaluation field by field (==, not approximately). The requests between
+  // them run what each term reads: pipelines with uneven stages and ZeRO 0-3, DeepSpeed's per-tensor ZeRO-3
+  // gathers with full recompute, gradient accumulation outside the GEMMs, MoE with expert parallelism and its
+  // overlap, context parallelism, FP8.
+  const Catalog catalog = load_catalog();
+  std::vector<PlanRequest> requests;
+  requests.push_back(small_request());
+  PlanRequest listed = small_request();  // a layer of more than kMaxReuseDistance elements at tp 1
+  listed.model = resolve_model("llama2-70b", catalog);
+  listed.space.tp = {1, 2};
+  listed.space.pp = {1, 2, 4};
+  listed.options.zero3_gather = Zero3Gather::kList;
+  listed.options.grad_accumulation_fusion = false;
+  listed.options.tp_comm_overlap = false;
+  requests.push_back(listed);
+  PlanRequest moe = small_request();
+  moe.model = resolve_model("mixtral-8x7b", catalog);
+  ClusterOptions h100;
+  h100.gpu = "h100-sxm";
+  h100.gpus = 32;
+  moe.cluster = apply_cluster_options(default_cluster(catalog), h100, catalog);
+  moe.model.seq_len = 4096;
+  moe.training.global_batch = 32;
+  moe.training.dtype = Dtype::kFp8;
+  moe.space.cp = {1, 2};
+  moe.space.ep = {1, 4, 8};
+  moe.options.ep_comm_overlap = true;
+  requests.push_back(moe);
+  for (const PlanRequest& request : requests) {
+    CAPTURE(request.model.name);
+    const CandidateSpace space(request.space, request.model, request.cluster.gpus,
+                               request.cluster.scale_up_domain(), request.training);
+    const Estimator estimator(request.model, request.cluster, request.options);
+    int compared = 0;
+    int differ = 0;
+    for (const auto& split : space.splits()) {
+      if (split.invalid != kValid) continue;
+      const SplitPaths paths = estimator.paths(space.representative(split));
+      EvaluationMemo memo;
+      space.for_each_candidate(split, [&](const Strategy& s) {
+        if (estimator.check(s) != kValid) return;
+        const MemoryBreakdown memory = estimator.memory(s);
+        const StepEstimate a = memo.evaluate(estimator, s, paths, memory);
+        const StepEstimate b = estimator.evaluate_checked(s, paths, memory);
+        const StepBreakdown& x = a.breakdown;
+        const StepBreakdown& y = b.breakdown;
+        const bool same = a.step_time.value == b.step_time.value && a.mfu == b.mfu &&
+                          x.compute == y.compute && x.tp_comm == y.tp_comm && x.cp_comm == y.cp_comm &&
+                          x.ep_comm == y.ep_comm && x.pp_comm == y.pp_comm && x.pp_bubble == y.pp_bubble &&
+                          x.dp_comm == y.dp_comm && x.dp_comm_exposed == y.dp_comm_exposed &&
+                          x.optimizer == y.optimizer && x.host == y.host && x.stragglers == y.stragglers &&
+                          x.hidden_comm == y.hidden_comm;
+        differ += same ? 0 : 1;
+        ++compared;
+      });
+    }
+    CHECK(compared > 500);
+    CHECK(differ == 0);
+  }
 }
 
 TEST_CASE("ZeRO-2 with pipelines: proposed only under a stack that runs it") {

@@ -5,12 +5,19 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "costmodel/io/catalog.hpp"
 #include "costmodel/io/load.hpp"
 #include "costmodel/search/planner.hpp"
+#include "costmodel/search/space.hpp"
+#include "costmodel/spec/stack.hpp"
+
+#include "estimate/evaluation_memo.hpp"
 
 namespace costmodel {
 namespace {
@@ -56,6 +63,55 @@ void BM_EstimatorEvaluate(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_EstimatorEvaluate);
+
+// Every candidate of prepared_strategy()'s split that fits in memory (the rest never reach the estimate),
+// in the planner's order, each with its memory pre-check done.
+struct SplitCandidates {
+  std::vector<Strategy> strategies;
+  std::vector<MemoryBreakdown> memories;
+};
+
+SplitCandidates split_candidates(const PlanRequest& request, const Estimator& estimator) {
+  const CandidateSpace space(request.space, request.model, request.cluster.gpus,
+                             request.cluster.scale_up_domain(), request.training);
+  const Strategy p = prepared_strategy();
+  SplitCandidates out;
+  for (const auto& split : space.splits()) {
+    if (split.tp != p.tp || split.pp != p.pp || split.dp != p.dp || split.cp != 1 || split.ep != 1) continue;
+    space.for_each_candidate(split, [&](const Strategy& s) {
+      if (estimator.check(s) != kValid || refuses(request.stack->features, s) != StackRefusal::kNone) return;
+      const MemoryBreakdown memory = estimator.memory(s);
+      if (memory.total > memory.capacity) return;
+      out.strategies.push_back(s);
+      out.memories.push_back(memory);
+    });
+  }
+  return out;
+}
+
+// The estimates of split_candidates() in the planner's order, through the planner's EvaluationMemo (/1:
+// what consecutive candidates share is computed once) or each on its own (/0); time per estimate.
+void BM_EstimatorEvaluateInPlanOrder(benchmark::State& state) {
+  const PlanRequest request = gpt3_on_4096();
+  const Estimator estimator(request.model, request.cluster, request.options);
+  const SplitCandidates c = split_candidates(request, estimator);
+  const SplitPaths paths = estimator.paths(prepared_strategy());
+  const bool memoised = state.range(0) == 1;
+  const std::size_t n = c.strategies.size();
+  for (auto _ : state) {
+    EvaluationMemo memo;  // one per split, as the planner keeps it
+    for (std::size_t i = 0; i < n; ++i) {
+      if (memoised) {
+        benchmark::DoNotOptimize(memo.evaluate(estimator, c.strategies[i], paths, c.memories[i]));
+      } else {
+        benchmark::DoNotOptimize(estimator.evaluate_checked(c.strategies[i], paths, c.memories[i]));
+      }
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
+  state.counters["candidates"] = static_cast<double>(n);
+}
+BENCHMARK(BM_EstimatorEvaluateInPlanOrder)->Arg(1)->Arg(0);
 
 void BM_EstimatorEvaluateUnprepared(benchmark::State& state) {
   const PlanRequest request = gpt3_on_4096();

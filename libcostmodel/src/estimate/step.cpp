@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <string_view>
 
 #include "estimate/compute.hpp"
@@ -17,6 +18,7 @@
 
 #include "communication.hpp"
 #include "compute_terms.hpp"
+#include "evaluation_memo.hpp"
 #include "host_terms.hpp"
 
 namespace costmodel::inline COSTMODEL_ABI {
@@ -265,26 +267,7 @@ struct StageTime {
   double total = 0;       // compute + exposed communication + pipeline send/recv
 };
 
-// The per-layer numbers every stage kind shares.
-struct LayerTerms {
-  double forward = 0, backward = 0, core_forward = 0, core_backward = 0, logits = 0;
-  // Gradient accumulation outside the GEMMs (grad_accumulation_time(): in `backward` per layer), of the
-  // embedding on the first stage and the output layer on the last.
-  double accumulate_first = 0, accumulate_last = 0;
-  double tp = 0, tp_hidden = 0, tp_end = 0, ep = 0, cp_forward = 0, cp_backward = 0, send_recv = 0;
-  // With EstimateOptions::ep_comm_overlap, the expert all-to-alls of the forward and of the backward (with
-  // the recompute) hide in what the other streams leave of the windows; otherwise never.
-  double ep_forward = 0, ep_backward = 0;
-  bool ep_overlap = false;
-  // With pipeline_send_recv_overlapped(), the send/recv of the forward and of the backward hide in what the
-  // other streams leave of the windows.
-  bool pp_overlap = false;
-  // The forward and backward windows left for the other streams once overlapped tensor-parallel collectives
-  // have used their GEMMs' share (hidden / overlap efficiency; the whole pass without --tp-comm-overlap).
-  double forward_window = 0, backward_window = 0;
-  double efficiency = 1;
-  bool overlap = true;
-};
+using detail::LayerTerms;
 
 // The windows of one micro-batch on a stage of `layers` layers (overlap.hpp): its forward, and its backward
 // with recompute; the first forward gather of ZeRO-3 has nothing before it and stays exposed.
@@ -380,31 +363,16 @@ double host_exposed(const detail::HostTerms& host, const LayerTerms& l, const St
          syncs * (1.0 + recomputed_share) * host.sync_s;
 }
 
-}  // namespace
-
-StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& paths,
-                                         const MemoryBreakdown& mem, bool valid) const noexcept {
-  StepEstimate e;
-  e.strategy = st;
-  e.topology = cluster_.topology;
-  e.oversubscription = cluster_.oversubscription;
-  e.switches = topology_.inventory.switches;
-  e.network_capex = topology_.inventory.capex;
-  if (!valid) {
-    apply_economics(e, goodput_, ownership_, options_);  // capex and power only
-    return e;
-  }
-
-  const StepInputs in = prepare(model_, terms_, cluster_.gpu, options_, st, paths);
-  const double m = in.micro_batches;
+// The terms of one layer that neither the ZeRO stage nor the DP overlap changes (EvaluationMemo): the
+// gradient accumulation, which ZeRO-2/3 shard, and the overlap flag are the caller's.
+detail::LayerPart layer_part(const StepInputs& in) {
+  const Strategy& st = in.strategy;
+  const EstimateOptions& options = in.options;
+  detail::LayerPart part;
+  LayerTerms& l = part.layer;
   const StageCompute compute = detail::stage(in);  // stage_compute(), in place
-  LayerTerms l;
   l.forward = compute.layer_forward.total.value;
-  const GradAccumulation accumulate =
-      options_.grad_accumulation_fusion ? GradAccumulation{} : grad_accumulation_time(in);
-  l.backward = compute.layer_backward.total.value + compute.layer_recompute.value + accumulate.layer.value;
-  l.accumulate_first = accumulate.first_end.value;
-  l.accumulate_last = accumulate.last_end.value;
+  l.backward = compute.layer_backward.total.value + compute.layer_recompute.value;
   l.core_forward = compute.layer_forward.attention_core.value;
   l.core_backward = compute.layer_backward.attention_core.value;
   l.logits = compute.logits.value + compute.mtp.value;  // both on the last stage
@@ -414,20 +382,71 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   l.tp_hidden = tp.hidden_forward.value + tp.hidden_backward.value;
   const auto used = [&](Seconds hidden) { return l.efficiency > 0.0 ? hidden.value / l.efficiency : 0.0; };
   l.forward_window = l.forward - used(tp.hidden_forward);
-  l.backward_window = l.backward - used(tp.hidden_backward);
+  part.backward_used = used(tp.hidden_backward);
   l.tp_end = tensor_parallel_end_time(in).value;
   l.ep = expert_parallel_layer_time(in).value;
-  l.ep_overlap = ep_comm_overlapped(st, options_);
+  l.ep_overlap = ep_comm_overlapped(st, options);
   l.ep_forward = l.ep / (2.0 + in.moe_recomputed_share);  // one of the 2 + recompute passes of equal volume
   l.ep_backward = l.ep - l.ep_forward;
   const ContextParallelComm cp = context_parallel_layer_comm(in);
   l.cp_forward = cp.forward.value;
   l.cp_backward = cp.backward.value;
   l.send_recv = pipeline_send_recv_time(in).value;
-  l.pp_overlap = pipeline_send_recv_overlapped(st, options_);
+  l.pp_overlap = pipeline_send_recv_overlapped(st, options);
+  part.recompute_core = attention_recompute_share(in) * l.core_forward;
+  part.host = detail::host_terms(in);
+  return part;
+}
+
+// An estimate of `st` with only its fabric's fields set.
+StepEstimate on_fabric(const Strategy& st, const ClusterSpec& cluster, const Topology& topology) {
+  StepEstimate e;
+  e.strategy = st;
+  e.topology = cluster.topology;
+  e.oversubscription = cluster.oversubscription;
+  e.switches = topology.inventory.switches;
+  e.network_capex = topology.inventory.capex;
+  return e;
+}
+
+}  // namespace
+
+StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& paths,
+                                         const MemoryBreakdown& mem, bool valid) const noexcept {
+  if (valid) return evaluate_valid(st, paths, mem, nullptr);
+  StepEstimate e = on_fabric(st, cluster_, topology_);
+  apply_economics(e, goodput_, ownership_, options_);  // capex and power only
+  return e;
+}
+
+StepEstimate Estimator::evaluate_valid(const Strategy& st, const SplitPaths& paths,
+                                       const MemoryBreakdown& mem, EvaluationMemo* memo) const noexcept {
+  StepEstimate e = on_fabric(st, cluster_, topology_);
+  const StepInputs in = prepare(model_, terms_, cluster_.gpu, options_, st, paths);
+  const double m = in.micro_batches;
+  // Without a memo, the terms are this candidate's own (nothing constructed on the memo's path).
+  std::optional<detail::LayerPart> own_part;
+  std::optional<DataParallelStreams> own_dp;
+  const detail::LayerPart* part = nullptr;
+  const DataParallelStreams* streams = nullptr;
+  if (memo != nullptr) {
+    part = &memo->layer(st, [&] { return layer_part(in); });
+    streams = &memo->data_parallel(st, [&] { return data_parallel_streams(in); });
+  } else {
+    part = &own_part.emplace(layer_part(in));
+    streams = &own_dp.emplace(data_parallel_streams(in));
+  }
+  LayerTerms l = part->layer;
+  if (!options_.grad_accumulation_fusion) {
+    const GradAccumulation accumulate = grad_accumulation_time(in);  // ZeRO-2/3 shard it
+    l.backward += accumulate.layer.value;
+    l.accumulate_first = accumulate.first_end.value;
+    l.accumulate_last = accumulate.last_end.value;
+  }
+  l.backward_window = l.backward - part->backward_used;
   l.overlap = st.overlap;
-  const double recompute_core = attention_recompute_share(in) * l.core_forward;
-  const DataParallelStreams dp = data_parallel_streams(in);
+  const double recompute_core = part->recompute_core;
+  const DataParallelStreams& dp = *streams;
 
   // The stages: the first, the middle ones (alike), the last; one stage is both ends.
   const StageLayers& layers = in.stages;
@@ -440,8 +459,7 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
   if (middle.total > pace->total) pace = &middle;
   if (!one_stage && last.total > pace->total) pace = &last;
   const double pace_layers = pace == &first ? layers.first : pace == &last ? layers.last : layers.middle;
-  const double host =
-      host_exposed(detail::host_terms(in), l, *pace, pace_layers, in.moe_share, in.recomputed_share);
+  const double host = host_exposed(part->host, l, *pace, pace_layers, in.moe_share, in.recomputed_share);
   const double sum = one_stage ? first.total : first.total + layers.middle_stages * middle.total + last.total;
   const double bubble = pipeline_bubble_time(in, Seconds(sum), Seconds(pace->total)).value;
 

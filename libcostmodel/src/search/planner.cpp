@@ -17,6 +17,8 @@
 
 #include "costmodel/error.hpp"
 
+#include "estimate/evaluation_memo.hpp"
+
 namespace costmodel::inline COSTMODEL_ABI {
 
 namespace {
@@ -171,6 +173,8 @@ class Search {
     // planner test checks it), the knob for_each_candidate varies innermost: a candidate equal to the last
     // one measured but for that reuses its outcome.
     MemoryMemo memo;
+    // The layer terms and data-parallel streams that consecutive candidates share (EvaluationMemo).
+    EvaluationMemo evaluations;
     const bool fewest = target.space->fewest_recompute();
     target.space->for_each_candidate(split, [&](const Strategy& s) {
       ++p.evaluated;
@@ -213,7 +217,7 @@ class Search {
         return;
       }
       if (!paths) paths.emplace(Prepare{estimator, target.space->representative(split)});
-      Ranked r{{}, estimator.evaluate_checked(*chosen, *paths, memory)};
+      Ranked r{{}, evaluations.evaluate(estimator, *chosen, *paths, memory)};
       if (!r.estimate.valid()) {
         count_invalid(r.estimate.invalid, s);
         return;

@@ -144,6 +144,8 @@ struct StepEstimate {
 
 /// The model and cluster prepared once (parameter counts, FLOPs, fabric sizing) so that each
 /// configuration is evaluated from plain numbers, without allocation. Safe to share across threads.
+class EvaluationMemo;  // the planner's: estimate/evaluation_memo.hpp
+
 class Estimator {
  public:
   /// Throws Error (kInput) if the cluster's fabric cannot be built.
@@ -187,6 +189,12 @@ class Estimator {
   [[nodiscard]] const Ownership& ownership() const { return ownership_; }
 
  private:
+  friend class EvaluationMemo;
+  // evaluate_checked() of a valid candidate; with `memo`, the terms it holds are reused.
+  [[nodiscard]] StepEstimate evaluate_valid(const Strategy& strategy, const SplitPaths& paths,
+                                            const MemoryBreakdown& memory,
+                                            EvaluationMemo* memo) const noexcept;
+
   ModelSpec model_;
   ClusterSpec cluster_;
   EstimateOptions options_;
