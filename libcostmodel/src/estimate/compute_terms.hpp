@@ -14,7 +14,7 @@ namespace costmodel::inline COSTMODEL_ABI::detail {
 // Tile and wave quantisation make small GEMMs under-fill the GPU (NVIDIA, "Matrix Multiplication Background
 // User's Guide", §2-3); a saturating curve in the smallest dimension captures the trend.
 inline double efficiency_of(const GpuSpec& gpu, double m, double n, double k) {
-  const double d = std::min({m, n, k});
+  const double d = std::min(std::min(m, n), k);
   if (!(d > 0.0)) return gpu.efficiency.gemm;
   return gpu.efficiency.gemm * d / (d + gpu.efficiency.gemm_half_size);
 }
