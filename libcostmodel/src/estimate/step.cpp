@@ -5,7 +5,6 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
-#include <optional>
 #include <string_view>
 
 #include "estimate/compute.hpp"
@@ -421,32 +420,31 @@ StepEstimate Estimator::evaluate_checked(const Strategy& st, const SplitPaths& p
 
 StepEstimate Estimator::evaluate_valid(const Strategy& st, const SplitPaths& paths,
                                        const MemoryBreakdown& mem, EvaluationMemo* memo) const noexcept {
-  StepEstimate e = on_fabric(st, cluster_, topology_);
   const StepInputs in = prepare(model_, terms_, cluster_.gpu, options_, st, paths);
+  // The rest, from the layer terms and the data-parallel streams: the memo's, or this candidate's own.
+  const auto estimate = [&](const detail::LayerPart& part, const DataParallelStreams& dp) {
+    return evaluate_parts(st, in, part, dp, mem);
+  };
+  if (memo == nullptr) return estimate(layer_part(in), data_parallel_streams(in));
+  return estimate(memo->layer(st, [&] { return layer_part(in); }),
+                  memo->data_parallel(st, [&] { return data_parallel_streams(in); }));
+}
+
+StepEstimate Estimator::evaluate_parts(const Strategy& st, const StepInputs& in,
+                                       const detail::LayerPart& part, const DataParallelStreams& dp,
+                                       const MemoryBreakdown& mem) const noexcept {
+  StepEstimate e = on_fabric(st, cluster_, topology_);
   const double m = in.micro_batches;
-  // Without a memo, the terms are this candidate's own (nothing constructed on the memo's path).
-  std::optional<detail::LayerPart> own_part;
-  std::optional<DataParallelStreams> own_dp;
-  const detail::LayerPart* part = nullptr;
-  const DataParallelStreams* streams = nullptr;
-  if (memo != nullptr) {
-    part = &memo->layer(st, [&] { return layer_part(in); });
-    streams = &memo->data_parallel(st, [&] { return data_parallel_streams(in); });
-  } else {
-    part = &own_part.emplace(layer_part(in));
-    streams = &own_dp.emplace(data_parallel_streams(in));
-  }
-  LayerTerms l = part->layer;
+  LayerTerms l = part.layer;
   if (!options_.grad_accumulation_fusion) {
     const GradAccumulation accumulate = grad_accumulation_time(in);  // ZeRO-2/3 shard it
     l.backward += accumulate.layer.value;
     l.accumulate_first = accumulate.first_end.value;
     l.accumulate_last = accumulate.last_end.value;
   }
-  l.backward_window = l.backward - part->backward_used;
+  l.backward_window = l.backward - part.backward_used;
   l.overlap = st.overlap;
-  const double recompute_core = part->recompute_core;
-  const DataParallelStreams& dp = *streams;
+  const double recompute_core = part.recompute_core;
 
   // The stages: the first, the middle ones (alike), the last; one stage is both ends.
   const StageLayers& layers = in.stages;
@@ -459,7 +457,7 @@ StepEstimate Estimator::evaluate_valid(const Strategy& st, const SplitPaths& pat
   if (middle.total > pace->total) pace = &middle;
   if (!one_stage && last.total > pace->total) pace = &last;
   const double pace_layers = pace == &first ? layers.first : pace == &last ? layers.last : layers.middle;
-  const double host = host_exposed(part->host, l, *pace, pace_layers, in.moe_share, in.recomputed_share);
+  const double host = host_exposed(part.host, l, *pace, pace_layers, in.moe_share, in.recomputed_share);
   const double sum = one_stage ? first.total : first.total + layers.middle_stages * middle.total + last.total;
   const double bubble = pipeline_bubble_time(in, Seconds(sum), Seconds(pace->total)).value;
 

@@ -145,6 +145,10 @@ struct StepEstimate {
 /// The model and cluster prepared once (parameter counts, FLOPs, fabric sizing) so that each
 /// configuration is evaluated from plain numbers, without allocation. Safe to share across threads.
 class EvaluationMemo;  // the planner's: estimate/evaluation_memo.hpp
+struct DataParallelStreams;
+namespace detail {
+struct LayerPart;
+}  // namespace detail
 
 class Estimator {
  public:
@@ -194,6 +198,10 @@ class Estimator {
   [[nodiscard]] StepEstimate evaluate_valid(const Strategy& strategy, const SplitPaths& paths,
                                             const MemoryBreakdown& memory,
                                             EvaluationMemo* memo) const noexcept;
+  // Its numbers from the candidate's layer terms and data-parallel streams (step.cpp).
+  [[nodiscard]] StepEstimate evaluate_parts(const Strategy& strategy, const StepInputs& in,
+                                            const detail::LayerPart& part, const DataParallelStreams& dp,
+                                            const MemoryBreakdown& memory) const noexcept;
 
   ModelSpec model_;
   ClusterSpec cluster_;
