@@ -250,13 +250,13 @@ TEST_CASE("a candidate's memory does not depend on its DP overlap (the planner r
 }
 
 TEST_CASE("the planner's evaluation memo gives evaluate_checked()'s estimate to the last bit") {
-  // estimate/evaluation_memo.hpp: the planner reuses a candidate's layer terms across the ZeRO stage and the
-  // DP overlap, and its data-parallel streams across the micro-batch, sequence parallelism and (below ZeRO-3)
-  // the recompute. Every checked candidate of each request, in for_each_candidate's order through one memo
-  // per split, must equal a fresh evaluation field by field (==, not approximately). The requests between
-  // them run what each term reads: pipelines with uneven stages and ZeRO 0-3, DeepSpeed's per-tensor ZeRO-3
-  // gathers with full recompute, gradient accumulation outside the GEMMs, MoE with expert parallelism and its
-  // overlap, context parallelism, FP8.
+  // estimate/evaluation_memo.hpp: the planner reuses a candidate's layer terms across the ZeRO stage, the DP
+  // overlap and (but under full recompute) the layout of the stages, and its data-parallel streams across the
+  // micro-batch, sequence parallelism and (below ZeRO-3) the recompute. Every checked candidate of each
+  // request, in for_each_candidate's order through one memo per split, must equal a fresh evaluation field by
+  // field (==, not approximately). The requests between them run what each term reads: pipelines with uneven
+  // stages and ZeRO 0-3, DeepSpeed's per-tensor ZeRO-3 gathers with full recompute, gradient accumulation
+  // outside the GEMMs, MoE with expert parallelism and its overlap, context parallelism, FP8.
   const Catalog catalog = load_catalog();
   std::vector<PlanRequest> requests;
   requests.push_back(small_request());
@@ -288,11 +288,12 @@ TEST_CASE("the planner's evaluation memo gives evaluate_checked()'s estimate to 
     const Estimator estimator(request.model, request.cluster, request.options);
     int compared = 0;
     int differ = 0;
+    EvaluationMemo memo;  // as the planner keeps it: one per worker, reset for each split
     for (const auto& split : space.splits()) {
       if (split.invalid != kValid) continue;
       const SplitPaths paths = estimator.paths(space.representative(split));
-      EvaluationMemo memo;
-      space.for_each_candidate(split, [&](const Strategy& s) {
+      memo.reset();
+      const auto compare = [&](const Strategy& s) {
         if (estimator.check(s) != kValid) return;
         const MemoryBreakdown memory = estimator.memory(s);
         const StepEstimate a = memo.evaluate(estimator, s, paths, memory);
@@ -307,6 +308,16 @@ TEST_CASE("the planner's evaluation memo gives evaluate_checked()'s estimate to 
                           x.hidden_comm == y.hidden_comm;
         differ += same ? 0 : 1;
         ++compared;
+      };
+      space.for_each_candidate(split, compare);
+      // Again with the planner's block recompute in place of full: one or two layers of each model chunk
+      // (the planner's choice varies from candidate to candidate), a share of the layers that depends on the
+      // layout.
+      memo.reset();
+      space.for_each_candidate(split, [&](const Strategy& s) {
+        Strategy block = s;
+        if (s.recompute == Recompute::kFull) block.recompute_layers = 1 + s.zero % 2;
+        compare(block);
       });
     }
     CHECK(compared > 500);

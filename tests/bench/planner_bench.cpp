@@ -98,8 +98,9 @@ void BM_EstimatorEvaluateInPlanOrder(benchmark::State& state) {
   const SplitPaths paths = estimator.paths(prepared_strategy());
   const bool memoised = state.range(0) == 1;
   const std::size_t n = c.strategies.size();
+  EvaluationMemo memo;  // one per worker, reset for each split, as the planner keeps it
   for (auto _ : state) {
-    EvaluationMemo memo;  // one per split, as the planner keeps it
+    memo.reset();
     for (std::size_t i = 0; i < n; ++i) {
       if (memoised) {
         benchmark::DoNotOptimize(memo.evaluate(estimator, c.strategies[i], paths, c.memories[i]));

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Private to the library: what consecutive estimates of one split's candidates share, so that the planner's
-// inner loop computes it once. CandidateSpace::for_each_candidate varies the ZeRO stage, sequence
-// parallelism and the DP overlap innermost; the per-layer terms do not read the ZeRO stage or the overlap,
-// and the data-parallel streams read neither the micro-batch nor sequence parallelism.
+// Private to the library: what the estimates of one split's candidates share, so that the planner's inner
+// loop computes it once. CandidateSpace::for_each_candidate varies the layout of the stages outermost, then
+// the micro-batch, the recompute, the ZeRO stage, sequence parallelism and the DP overlap; the per-layer
+// terms read neither the ZeRO stage nor the overlap nor (but under full recompute, whose share of the layers
+// they read) the layout, and the data-parallel streams read neither the micro-batch nor sequence parallelism.
 
 #include <array>
 #include <cstddef>
@@ -45,42 +46,54 @@ struct LayerPart {
   LayerTerms layer;
   double backward_used = 0;   // of the backward, what the overlapped TP collectives use
   double recompute_core = 0;  // the attention core recomputed per layer
+  double send_recv_once = 0;  // pipeline_send_recv_once(): the layout sets how many
   HostTerms host;
 };
 
 }  // namespace detail
 
-/// Consecutive candidates' shared terms, for Estimator::evaluate_checked(..., EvaluationMemo&): one per
-/// thread and split (the paths of one split). A slot is reused when the candidate equals its key in every
-/// knob the terms read; any other change recomputes it.
+/// What the candidates of one split share, for the planner: one per thread, reset() for each split. A slot
+/// is reused when the candidate equals its key in every knob the terms read; any other change recomputes it.
 class EvaluationMemo {
  public:
   /// estimator.evaluate_checked(strategy, paths, memory) for a candidate of the split of `paths`, to the last
   /// bit (tests/planner_test.cpp checks it on every candidate of several plans), reusing what this memo holds
-  /// from the previous candidates where their knobs do not change it.
+  /// from the candidates since the last reset() where their knobs do not change it.
   [[nodiscard]] StepEstimate evaluate(const Estimator& estimator, const Strategy& strategy,
                                       const SplitPaths& paths, const MemoryBreakdown& memory) noexcept {
     return estimator.evaluate_valid(strategy, paths, memory, this);
   }
+  /// Forgets every slot: call it before the candidates of another split or estimator (the keys are the
+  /// candidates' knobs; the split's paths and the estimator's cluster are not in them).
+  void reset() noexcept { ++generation_; }
 
-  /// The layer terms of `strategy`, from `make()` unless the last candidate with the same sequence
-  /// parallelism differed only in the ZeRO stage or the DP overlap.
+  /// The layer terms of `strategy`, from `make()` unless a candidate since reset() differed only in the ZeRO
+  /// stage, the DP overlap or, but under full recompute (its share of the layers depends on them), the
+  /// layout of the stages (vpp, first and last stage layers).
   template <typename Make>
   const detail::LayerPart& layer(const Strategy& strategy, Make&& make) {
-    Strategy key = strategy;
+    Knobs key = knobs(strategy);
     key.zero = 0;
     key.overlap = false;
-    return find(layer_.at(strategy.sequence_parallel ? 1 : 0), key, make);
+    if (strategy.recompute != Recompute::kFull) {
+      key.vpp = 0;
+      key.first_stage_layers = 0;
+      key.last_stage_layers = 0;
+    }
+    // Direct-mapped by the knobs for_each_candidate varies inside a layout.
+    const auto index = static_cast<std::size_t>(strategy.micro_batch) * 8U +
+                       static_cast<std::size_t>(strategy.recompute) * 2U +
+                       (strategy.sequence_parallel ? 1U : 0U);
+    return find(layer_.at(index % layer_.size()), key, make);
   }
   /// The data-parallel streams of `strategy`, from `make()` unless the last candidate with the same ZeRO
   /// stage and DP overlap differed only in the micro-batch, sequence parallelism or (below ZeRO-3, whose
   /// per-tensor gathers repeat with the recompute) the recompute.
   template <typename Make>
   const DataParallelStreams& data_parallel(const Strategy& strategy, Make&& make) {
-    Strategy key = strategy;
+    Knobs key = knobs(strategy);
     key.micro_batch = 0;
     key.sequence_parallel = false;
-    key.recompute_modules = 0;
     if (strategy.zero < 3) {
       key.recompute = Recompute::kNone;
       key.recompute_layers = 0;
@@ -92,23 +105,38 @@ class EvaluationMemo {
   }
 
  private:
+  // The knobs CandidateSpace::for_each_candidate varies inside one split; the rest of a candidate (the split,
+  // the batch, the precisions, the compression, the recompute modules) is the same until reset(). A knob
+  // added to that loop must be added here (the planner test of this memo fails otherwise).
+  struct Knobs {
+    int vpp = 0, first_stage_layers = 0, last_stage_layers = 0, micro_batch = 0, recompute_layers = 0,
+        zero = 0;
+    Recompute recompute = Recompute::kNone;
+    bool sequence_parallel = false, overlap = false;
+    friend bool operator==(const Knobs&, const Knobs&) = default;
+  };
+  static Knobs knobs(const Strategy& s) noexcept {
+    return {s.vpp,  s.first_stage_layers, s.last_stage_layers, s.micro_batch, s.recompute_layers,
+            s.zero, s.recompute,          s.sequence_parallel, s.overlap};
+  }
   template <typename T>
   struct Slot {
-    Strategy key;
-    bool valid = false;
+    Knobs key;
+    unsigned generation = 0;  // valid while it equals the memo's
     T value{};
   };
   template <typename T, typename Make>
-  static const T& find(Slot<T>& slot, const Strategy& key, Make& make) {
-    if (!slot.valid || !(slot.key == key)) {
+  const T& find(Slot<T>& slot, const Knobs& key, Make& make) {
+    if (slot.generation != generation_ || !(slot.key == key)) {
       slot.value = make();
       slot.key = key;
-      slot.valid = true;
+      slot.generation = generation_;
     }
     return slot.value;
   }
-  std::array<Slot<detail::LayerPart>, 2> layer_{};  // by sequence parallelism
-  std::array<Slot<DataParallelStreams>, 8> dp_{};   // by ZeRO stage and DP overlap
+  unsigned generation_ = 1;
+  std::array<Slot<detail::LayerPart>, 64> layer_{};  // by micro-batch, recompute and sequence parallelism
+  std::array<Slot<DataParallelStreams>, 8> dp_{};    // by ZeRO stage and DP overlap
 };
 
 }  // namespace costmodel::inline COSTMODEL_ABI

@@ -9,14 +9,18 @@ namespace costmodel::inline COSTMODEL_ABI {
 // interleaved. Each TP rank sends its 1/t slice: with sequence parallelism the slice it holds; without, the
 // scatter-gather optimisation, which all-gathers the slices over tp at the receiver (Narayanan et al. 2021
 // §4.1).
-Seconds pipeline_send_recv_time(const StepInputs& in) noexcept {
+Seconds pipeline_send_recv_once(const StepInputs& in) noexcept {
   if (in.strategy.pp <= 1) return Seconds(0.0);
   const double full = in.tokens * in.hidden * kActivationBytes;
   double one = detail::comm(Collective::kSendRecv, Algorithm::kAuto, full / in.tp, in.paths.pp).value;
   if (in.tp > 1 && !in.sequence_parallel) {
     one += detail::comm(Collective::kAllGather, in.options.tp_algorithm, full, in.paths.tp).value;
   }
-  return Seconds(2.0 * in.vpp * one);
+  return Seconds(one);
+}
+
+Seconds pipeline_send_recv_time(const StepInputs& in) noexcept {
+  return pipeline_send_recv_time(in, pipeline_send_recv_once(in));
 }
 
 // 1F1B with stages of unequal time: the slowest stage sets the period of the m micro-batches, and filling

@@ -14,6 +14,13 @@ namespace costmodel::inline COSTMODEL_ABI {
 /// over tp that rebuilds them without sequence parallelism; 0 when pp == 1, s. Overlapped with compute
 /// when pipeline_send_recv_overlapped() (step.cpp), on the critical path otherwise.
 [[nodiscard]] Seconds pipeline_send_recv_time(const StepInputs& in) noexcept;
+/// One of its v exchanges each way (pipeline_send_recv_time() is 2 v of them): what does not depend on the
+/// layout of the stages; 0 when pp == 1, s.
+[[nodiscard]] Seconds pipeline_send_recv_once(const StepInputs& in) noexcept;
+/// pipeline_send_recv_time() from pipeline_send_recv_once()'s `once`.
+[[nodiscard]] inline Seconds pipeline_send_recv_time(const StepInputs& in, Seconds once) noexcept {
+  return in.strategy.pp <= 1 ? Seconds(0.0) : Seconds(2.0 * in.vpp * once.value);
+}
 
 /// True when the pipeline send/recv of `strategy` overlaps compute: Megatron-LM's --overlap-p2p-communication
 /// (EstimateOptions::pp_comm_overlap, on by default), which runs with the interleaved schedule only

@@ -362,11 +362,10 @@ double host_exposed(const detail::HostTerms& host, const LayerTerms& l, const St
          syncs * (1.0 + recomputed_share) * host.sync_s;
 }
 
-// The terms of one layer that neither the ZeRO stage nor the DP overlap changes (EvaluationMemo): the
-// gradient accumulation, which ZeRO-2/3 shard, and the overlap flag are the caller's.
+// The terms of one layer that neither the ZeRO stage nor the DP overlap changes, nor (but under full
+// recompute) the layout of the stages (EvaluationMemo): the gradient accumulation, which ZeRO-2/3 shard, the
+// overlap flags and the pipeline send/recv's v exchanges are the caller's.
 detail::LayerPart layer_part(const StepInputs& in) {
-  const Strategy& st = in.strategy;
-  const EstimateOptions& options = in.options;
   detail::LayerPart part;
   LayerTerms& l = part.layer;
   const StageCompute compute = detail::stage(in);  // stage_compute(), in place
@@ -384,14 +383,12 @@ detail::LayerPart layer_part(const StepInputs& in) {
   part.backward_used = used(tp.hidden_backward);
   l.tp_end = tensor_parallel_end_time(in).value;
   l.ep = expert_parallel_layer_time(in).value;
-  l.ep_overlap = ep_comm_overlapped(st, options);
   l.ep_forward = l.ep / (2.0 + in.moe_recomputed_share);  // one of the 2 + recompute passes of equal volume
   l.ep_backward = l.ep - l.ep_forward;
   const ContextParallelComm cp = context_parallel_layer_comm(in);
   l.cp_forward = cp.forward.value;
   l.cp_backward = cp.backward.value;
-  l.send_recv = pipeline_send_recv_time(in).value;
-  l.pp_overlap = pipeline_send_recv_overlapped(st, options);
+  part.send_recv_once = pipeline_send_recv_once(in).value;
   part.recompute_core = attention_recompute_share(in) * l.core_forward;
   part.host = detail::host_terms(in);
   return part;
@@ -444,6 +441,9 @@ StepEstimate Estimator::evaluate_parts(const Strategy& st, const StepInputs& in,
   }
   l.backward_window = l.backward - part.backward_used;
   l.overlap = st.overlap;
+  l.ep_overlap = ep_comm_overlapped(st, options_);
+  l.send_recv = pipeline_send_recv_time(in, Seconds(part.send_recv_once)).value;
+  l.pp_overlap = pipeline_send_recv_overlapped(st, options_);
   const double recompute_core = part.recompute_core;
 
   // The stages: the first, the middle ones (alike), the last; one stage is both ends.

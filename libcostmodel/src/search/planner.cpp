@@ -106,8 +106,10 @@ class Search {
     p.top.reserve(static_cast<size_t>(request_.top_k) + 1);
     p.near.reserve(static_cast<size_t>(request_.closest) + 1);
     if (request_.deadline) p.counts.resize(counts_);
+    // What consecutive candidates share (EvaluationMemo), one per worker, reset for each split.
+    EvaluationMemo evaluations;
     for (size_t i = next_.fetch_add(1); i < items_.size(); i = next_.fetch_add(1)) {
-      run_item(items_[i].first, items_[i].second, p);
+      run_item(items_[i].first, items_[i].second, p, evaluations);
       done_.fetch_add(1, std::memory_order_relaxed);
     }
   }
@@ -143,7 +145,7 @@ class Search {
     operator SplitPaths() const { return estimator.paths(representative); }
   };
 
-  void run_item(int target_index, int split_index, Partial& p) const {
+  void run_item(int target_index, int split_index, Partial& p, EvaluationMemo& evaluations) const {
     const Target& target = targets_[static_cast<size_t>(target_index)];
     const Estimator& estimator = *target.estimator;
     const ClusterSpec& cluster = estimator.cluster();
@@ -173,8 +175,7 @@ class Search {
     // planner test checks it), the knob for_each_candidate varies innermost: a candidate equal to the last
     // one measured but for that reuses its outcome.
     MemoryMemo memo;
-    // The layer terms and data-parallel streams that consecutive candidates share (EvaluationMemo).
-    EvaluationMemo evaluations;
+    evaluations.reset();  // another split, or another estimator's
     const bool fewest = target.space->fewest_recompute();
     target.space->for_each_candidate(split, [&](const Strategy& s) {
       ++p.evaluated;

@@ -117,7 +117,9 @@ class CandidateSpace {
   /// recompute_layers): the planner sets Strategy::recompute_layers per candidate.
   [[nodiscard]] bool fewest_recompute() const { return fewest_recompute_; }
 
-  /// Calls visit(const Strategy&) for every candidate of `split`, in a fixed order; allocates nothing.
+  /// Calls visit(const Strategy&) for every candidate of `split`, in a fixed order; allocates nothing. Only
+  /// the layout, micro-batch, recompute, ZeRO stage, sequence parallelism and DP overlap vary (the planner's
+  /// EvaluationMemo keys on them).
   template <typename Visit>
   void for_each_candidate(const ParallelSplit& split, Visit&& visit) const;  // defined below
 
