@@ -106,7 +106,7 @@ class Search {
     p.top.reserve(static_cast<size_t>(request_.top_k) + 1);
     p.near.reserve(static_cast<size_t>(request_.closest) + 1);
     if (request_.deadline) p.counts.resize(counts_);
-    // What consecutive candidates share (EvaluationMemo), one per worker, reset for each split.
+    // What the candidates of a split share (EvaluationMemo): one per worker, reset for each split.
     EvaluationMemo evaluations;
     for (size_t i = next_.fetch_add(1); i < items_.size(); i = next_.fetch_add(1)) {
       run_item(items_[i].first, items_[i].second, p, evaluations);

@@ -142,14 +142,14 @@ struct StepEstimate {
   [[nodiscard]] bool valid() const { return invalid == kValid; }
 };
 
-/// The model and cluster prepared once (parameter counts, FLOPs, fabric sizing) so that each
-/// configuration is evaluated from plain numbers, without allocation. Safe to share across threads.
 class EvaluationMemo;  // the planner's: estimate/evaluation_memo.hpp
 struct DataParallelStreams;
 namespace detail {
 struct LayerPart;
 }  // namespace detail
 
+/// The model and cluster prepared once (parameter counts, FLOPs, fabric sizing) so that each
+/// configuration is evaluated from plain numbers, without allocation. Safe to share across threads.
 class Estimator {
  public:
   /// Throws Error (kInput) if the cluster's fabric cannot be built.
