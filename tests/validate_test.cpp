@@ -87,23 +87,25 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   // 30B-A3B and 235B-A22B, gpt-oss 120B on H100, B200 and GB200). Issue 13's targets: dense median <= 5% and
   // max <= 15%, everything median
   // <= 8% and max <= 25%, the 2021 ZeRO-3 runs within 50%. Reached (guarded here so that they do not
-  // regress; README "Accuracy" states the shortfall): everything median 7.9% (met) and max 191%; dense 6.7%
-  // / 24% (MegaScale's 14 rows 7-17% fast, the level of the series; 5.3% / 25% without them; 5.0% / 21%
-  // before rings and trees ran NCCL's pipeline model: slower mid-size collectives move the runs the model
-  // already finds slow, the 2021 Megatron-LM 175B rows and NeMo's Llama 2 70B, further; MT-NLG on 3,360 A100
-  // the max, Korthikanti et al. 2022 and Llama 3 405B next, slow); the MoE runs 20% / 199%: fine-grained
-  // experts (Qwen3 30B-A3B: 128 experts of 768) at one or two sequences per micro-batch run 2-3x slower than
-  // the model says, the same split at micro-batch 4 on GB200 23% (a cost per micro-batch the model does not
-  // have); Qwen3 235B-A22B on H100 at GBS 8192 states ep_comm_overlap: on and comes out fast. Each row names
-  // its software stack (data/stacks.yaml) and pins only what its source states: the DeepSpeed and 2021
-  // Megatron-LM rows (stack deepspeed, megatron-lm-2021) accumulate gradients in a pass of their own (a
-  // main_grad += grad per micro-batch) and reduce after the pipeline flush; Korthikanti et al. 2022
-  // (megatron-lm-2023 with blocking send/recv and standard attention pinned) no TP communication overlap;
-  // the NeMo 24.07 Llama 2 70B row its recipe's tp_comm_overlap: off, MPT (torchtitan: FSDP) dropout 0. The
-  // 2021 ZeRO-3 runs (zero3_gather: list: DeepSpeed's per-parameter list collectives, each paying its latency
-  // and world_size per-shard views and copies, the recompute's gathers, reduce-scatters the device
-  // synchronization keeps on the critical path, module-by-module gathered memory) are 7% to 45% optimistic in
-  // TFLOP/s (530B on 2,240 GPUs the max), and all six fit: within issue 13's 50%.
+  // regress; README "Accuracy" states the shortfall): everything median 7.9% (met) and max 193%; dense 7.0%
+  // / 24% (6.7% before TP overlap hid only the overlap efficiency of its traffic and H100 was refit on it:
+  // its gemm rose 0.6464 -> 0.6568, so the TP-1 rows, FSDP and MoE, came 0.5-1.2 points faster; MegaScale's
+  // 14 rows 7-17% fast, the level of the series; 5.3% / 25% without them; 5.0% / 21% before rings and trees
+  // ran NCCL's pipeline model: slower mid-size collectives move the runs the model already finds slow, the
+  // 2021 Megatron-LM 175B rows and NeMo's Llama 2 70B, further; MT-NLG on 3,360 A100 the max, Korthikanti et
+  // al. 2022 and Llama 3 405B next, slow); the MoE runs 21% / 193%: fine-grained experts (Qwen3 30B-A3B: 128
+  // experts of 768) at one or two sequences per micro-batch run 2-3x slower than the model says, the same
+  // split at micro-batch 4 on GB200 23% (a cost per micro-batch the model does not have); Qwen3 235B-A22B on
+  // H100 at GBS 8192 states ep_comm_overlap: on and comes out fast. Each row names its software stack
+  // (data/stacks.yaml) and pins only what its source states: the DeepSpeed and 2021 Megatron-LM rows (stack
+  // deepspeed, megatron-lm-2021) accumulate gradients in a pass of their own (a main_grad += grad per
+  // micro-batch) and reduce after the pipeline flush; Korthikanti et al. 2022 (megatron-lm-2023 with blocking
+  // send/recv and standard attention pinned) no TP communication overlap; the NeMo 24.07 Llama 2 70B row its
+  // recipe's tp_comm_overlap: off, MPT (torchtitan: FSDP) dropout 0. The 2021 ZeRO-3 runs (zero3_gather:
+  // list: DeepSpeed's per-parameter list collectives, each paying its latency and world_size per-shard views
+  // and copies, the recompute's gathers, reduce-scatters the device synchronization keeps on the critical
+  // path, module-by-module gathered memory) are 7% to 45% optimistic in TFLOP/s (530B on 2,240 GPUs the max),
+  // and all six fit: within issue 13's 50%.
   const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
   const auto runs =
       load_published_runs(std::string(COSTMODEL_TEST_SOURCE_DIR) + "/data/holdout-runs.yaml", catalog);
@@ -125,9 +127,9 @@ TEST_CASE("held-out published runs (never fitted on): the errors reached, guarde
   CHECK(d.count == 54);
   CHECK(e.count == 11);
   WARN(d.median <= 0.05);
-  CHECK(d.median <= 0.069);
+  CHECK(d.median <= 0.072);
   CHECK(d.max <= 0.255);
-  CHECK(e.median <= 0.21);
+  CHECK(e.median <= 0.215);
   CHECK(e.max <= 2.05);
   CHECK(all.median <= 0.08);
   // Issue 28: the 80% prediction intervals of data/intervals.yaml (split-conformal bounds of the residuals of

@@ -63,7 +63,7 @@ TensorParallelLayer tensor_parallel_layer(const StepInputs& in, const LayerForwa
   const double t = in.strategy.tp;
   const double c = ops.op;
   const auto exposed_of = [&](double gemm) {
-    return c / t + std::max(0.0, c * (t - 1.0) / t - efficiency * gemm);
+    return c / t + detail::exposed_after_overlap(c * (t - 1.0) / t, gemm, efficiency);
   };
   // (share of the layers, GEMM time in forward units): forward, backward, recomputed forward.
   const double passes[3][2] = {{1.0, 1.0}, {1.0, 2.0}, {in.recomputed_share, 1.0}};
