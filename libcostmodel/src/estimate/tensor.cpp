@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "estimate/tensor.hpp"
 
-#include <algorithm>
-
 #include "estimate/expert.hpp"
 
 #include "communication.hpp"
