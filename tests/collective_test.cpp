@@ -445,16 +445,16 @@ TEST_CASE(
 }
 
 TEST_CASE("Auto picks the fastest (algorithm, protocol) per size") {
-  SUBCASE("one A100 node: LL small and up to 8 MiB, LL128 at 64 MiB, Simple large") {
-    // 4 MiB: LL 15 + 83.7 us; LL128's and Simple's first slice (the whole channel share, 175 KiB) crosses 14
-    // steps at 20 GB/s per channel before the next follows (NCCL's pipeline model): 40.6 + 122 us, 56 + 91
-    // us.
+  SUBCASE("one A100 node: LL small, LL128 at 4 MiB, Simple from 64 MiB") {
+    // Inside one NVLink domain the ring runs the classic model (algorithms/ring.cpp): latency + n / bandwidth
+    // per protocol. 4 MiB: LL 15 + 83.7 us, LL128 40.6 + 34.5 us, Simple 56 + 31.8 us; 64 MiB: LL128
+    // 40.6 + 552.6 us, Simple 56 + 508.4 us (LL128 moves 120 of every 128 bytes, and its per-channel cap).
     const LinkPath p = link_path(dgx_a100(8), Communicator{8, 1, 1});
     CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(8), p).protocol == Protocol::kLL);
     CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(4194304), p).protocol ==
-          Protocol::kLL);
-    CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(67108864), p).protocol ==
           Protocol::kLL128);
+    CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, Bytes(67108864), p).protocol ==
+          Protocol::kSimple);
     CHECK(collective_cost(Collective::kAllReduce, Algorithm::kAuto, kLarge, p).protocol == Protocol::kSimple);
   }
   SUBCASE("16 DGX A100 nodes: the tree for small messages, the ring for large ones") {

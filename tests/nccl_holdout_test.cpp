@@ -64,7 +64,8 @@ std::vector<Point> evaluate_fixture() {
     const bool plugin = m.optional_string("net_plugin").has_value();
     yaml::Map cluster_map = m.map("cluster");
     const ClusterSpec cluster = yaml::read_cluster(cluster_map, catalog);
-    const Collective op = *parse_collective(m.choice("op", {"allreduce", "alltoall", "allgather"}));
+    const Collective op =
+        *parse_collective(m.choice("op", {"allreduce", "alltoall", "allgather", "reducescatter"}));
     const Algorithm algorithm = *parse_algorithm(m.optional_string("algorithm").value_or("auto"));
     const int ranks = cluster.gpus;
     const auto add = [&](const std::string& key, bool as_time) {
@@ -164,20 +165,23 @@ TEST_CASE("held-out nccl-tests measurements (tests/fixtures/nccl-holdout.yaml)")
   const Stats large = stats_of(points, SizeClass::kLarge);
   const Stats mid = stats_of(points, SizeClass::kMid);
   const Stats small = stats_of(points, SizeClass::kSmall);
-  CHECK(large.count >= 87);
-  CHECK(mid.count >= 83);
+  CHECK(large.count >= 111);
+  CHECK(mid.count >= 107);
   CHECK(small.count >= 59);
   // Met: large messages within 12% median, small-message time within 25% median, mid-size busbw within 20%
-  // median (bounds: today's 6.6%, 16.6%, 12.4%; the TCPXO curve's floor, 136-167 us, is NCCL's Simple
+  // median (bounds: today's 4.4%, 16.6%, 11.3%; the TCPXO curve's floor, 136-167 us, is NCCL's Simple
   // protocol, the only one Google's A3 Mega profile runs: links.yaml tcpxo-200g nccl_protocols, model 151-156
-  // us; with LL it was 74-102 us). Rings and trees run NCCL's pipeline model (collective.cpp
+  // us; with LL it was 74-102 us). Rings across domains and trees run NCCL's pipeline model (collective.cpp
   // pipelined_terms): the mid-size median was 28.4% (23.9% on NCCL's own transports) with the alpha-beta
-  // ring and tree alone. NVLS and NVLSTree run NCCL's chunk ladder with the loops that fill their kernel's
-  // stages (algorithms/nvls.cpp): the mid-size median was 18.5% (16.2% on NCCL's own transports) with NCCL's
-  // tree correction table in their place.
-  CHECK(large.median <= 0.07);
+  // ring and tree alone. Rings inside one NVLink domain run the classic model (algorithms/ring.cpp): with the
+  // pipeline there, the 8 x H100 curves of NCCL 2.26.2 were 31-48% slow at 4-32 MiB and the mid-size median
+  // 14.1% (11.3% on NCCL's own transports); the 8 x A100 all-reduce of Azure's page (NCCL 2.18.5) goes from
+  // -20..+16% to +25..+50% at 4-128 MiB, the one held-out curve the change makes worse. NVLS and NVLSTree run
+  // NCCL's chunk ladder with the loops that fill their kernel's stages (algorithms/nvls.cpp): the mid-size
+  // median was 18.5% (16.2% on NCCL's own transports) with NCCL's tree correction table in their place.
+  CHECK(large.median <= 0.05);
   CHECK(small.median <= 0.17);
-  CHECK(mid.median <= 0.13);
+  CHECK(mid.median <= 0.12);
   // Not met (WARN prints the shortfall; the CHECKs hold today's figures). The curves behind NCCL net plugins
   // are 1.5-3x off in the model at mid sizes: AWS p5 over EFA, on the (algorithm, protocol) aws-ofi-nccl's
   // region tuner picks (data/nccl-tuners.yaml; its 512 KiB chunks and 8 MiB buffers are not modelled):

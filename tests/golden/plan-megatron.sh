@@ -19,7 +19,7 @@
 --overlap-grad-reduce \
 --overlap-param-gather \
 --bf16
-# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.71 s, 197.8 TFLOP/s per GPU, MFU 63.4%
+# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.78 s, 197 TFLOP/s per GPU, MFU 63.1%
 # not set here: the tokenizer and data, the learning-rate schedule
 
 --num-layers 96 \
@@ -43,5 +43,5 @@
 --overlap-grad-reduce \
 --overlap-param-gather \
 --bf16
-# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.8 s, 196.8 TFLOP/s per GPU, MFU 63.1%
+# costmodel: gpt3-175b on 1024 x a100-80gb (fat-tree): predicted step 16.87 s, 196 TFLOP/s per GPU, MFU 62.8%
 # not set here: the tokenizer and data, the learning-rate schedule

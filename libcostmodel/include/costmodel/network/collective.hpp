@@ -100,10 +100,10 @@ struct CollectiveTable {
     bool nvls_tree = false;            ///< NVLSTree's chunk ladder (else NVLS's)
     double nvls_loop_chunks = 0.0;  ///< chunks per loop of all channels: nvlsChannels x nHeads; 0: not NVLS
     double nvls_max_chunk_bytes = 0.0;  ///< the chunk NCCL starts from (nvlsChunkSize, NVLSTree's maximum)
-    /// What NCCL launches, by its pipeline model (ring and tree, LL128 and Simple; zero for the others,
-    /// which keep the classic time): `latency` (NCCL's base latency and every step's, once), then the
-    /// first slice crosses every step and one slice follows per slowest step; the channels together move
-    /// at most 1 / seconds_per_byte.
+    /// What NCCL launches, by its pipeline model (trees, and rings across domains, LL128 and Simple; zero
+    /// for the others, which keep the classic time): `latency` (NCCL's base latency and every step's, once),
+    /// then the first slice crosses every step and one slice follows per slowest step; the channels together
+    /// move at most 1 / seconds_per_byte.
     struct Pipeline {
       enum class Slices : std::uint8_t { kRing, kTree };  ///< how NCCL counts a link's slices
       double first_seconds_per_byte = 0.0;  ///< the first slice: sum over steps of 1 / the step's channel bw

