@@ -17,9 +17,9 @@ namespace costmodel::inline COSTMODEL_ABI {
 /// One of its v exchanges each way (pipeline_send_recv_time() is 2 v of them): what does not depend on the
 /// layout of the stages; 0 when pp == 1, s.
 [[nodiscard]] Seconds pipeline_send_recv_once(const StepInputs& in) noexcept;
-/// pipeline_send_recv_time() from pipeline_send_recv_once()'s `once`.
+/// pipeline_send_recv_time() from pipeline_send_recv_once()'s `once` (0 when pp == 1, so this is too).
 [[nodiscard]] inline Seconds pipeline_send_recv_time(const StepInputs& in, Seconds once) noexcept {
-  return in.strategy.pp <= 1 ? Seconds(0.0) : Seconds(2.0 * in.vpp * once.value);
+  return Seconds(2.0 * in.vpp * once.value);
 }
 
 /// True when the pipeline send/recv of `strategy` overlaps compute: Megatron-LM's --overlap-p2p-communication
