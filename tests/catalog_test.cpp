@@ -166,6 +166,23 @@ scale_out:
   CHECK(c.oversubscription == 2.0);
   CHECK(c.nodes() == 128);
 
+  const std::string kOut = "scale_out: {link: ib-ndr-400g, nics_per_node: 8}\n";
+  // A GPU override keeps what it does not restate: the measured EP-overlap share comes with the entry
+  // (data/gpus.yaml: 0.3655 for h100-sxm) unless the override sets its own.
+  const ClusterSpec kept = load_cluster_text(
+      "gpu: {name: h100-sxm, efficiency: {overlap: 0.5}}\ngpus: 8\n" + kOut, "kept.yaml", catalog());
+  CHECK(kept.gpu.efficiency.overlap == 0.5);
+  CHECK(kept.gpu.efficiency.ep_overlap == catalog().gpu("h100-sxm").efficiency.ep_overlap);
+  CHECK(kept.gpu.efficiency.ep_overlap == 0.3655);
+  const ClusterSpec set = load_cluster_text(
+      "gpu: {name: h100-sxm, efficiency: {ep_overlap: 0.2}}\ngpus: 8\n" + kOut, "set.yaml", catalog());
+  CHECK(set.gpu.efficiency.ep_overlap == 0.2);
+  CHECK(set.gpu.efficiency.overlap == catalog().gpu("h100-sxm").efficiency.overlap);
+  CHECK_THROWS_WITH(
+      load_cluster_text("gpu: {name: h100-sxm, efficiency: {ep_overlap: 1.5}}\ngpus: 8\n" + kOut, "bad.yaml",
+                        catalog()),
+      doctest::Contains("ep_overlap"));
+
   ClusterOptions options;
   options.link = "ib-ndr-400g";
   options.gpus = 2048;

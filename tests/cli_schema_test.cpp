@@ -189,7 +189,8 @@ TEST_CASE("catalog: every catalog's fields") {
       "reduction,"
       "scale_up_efficiency,tdp_w,price_usd,price_estimate,hourly_price_usd_per_h,server_price_usd_per_gpu,"
       "server_power_w_per_gpu,efficiency_gemm,"
-      "efficiency_gemm_half_size,efficiency_hbm,efficiency_attention,efficiency_overlap,memory_reserve_bytes,"
+      "efficiency_gemm_half_size,efficiency_hbm,efficiency_attention,efficiency_overlap,"
+      "efficiency_ep_overlap,memory_reserve_bytes,"
       "scale_up_in_network_efficiency,efficiency_fitted,source";
   const std::string links =
       "name,line_rate_Bps,efficiency,effective_bandwidth_Bps,latency_s,transport,nccl_protocols,nccl_"

@@ -37,6 +37,7 @@ struct LayerTerms {
   // have used their GEMMs' share (hidden / overlap efficiency; the whole pass without --tp-comm-overlap).
   double forward_window = 0, backward_window = 0;
   double efficiency = 1;
+  double ep_efficiency = 1;  // the expert all-to-alls' (GpuEfficiency::ep_overlap)
   bool overlap = true;
 };
 

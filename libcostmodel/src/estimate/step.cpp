@@ -310,15 +310,17 @@ StageTime stage_time(const LayerTerms& l, const DataParallelStreams& dp, double 
   double left_b =
       l.efficiency > 0.0 ? std::max(0.0, layers * l.backward_window - b.hidden / l.efficiency) : 0.0;
   double late_hidden = 0.0;
-  if (l.ep_overlap && t.ep > 0.0 && l.efficiency > 0.0) {
+  if (l.ep_overlap && t.ep > 0.0 && l.ep_efficiency > 0.0) {
     // Megatron-Core's combined 1F1B pairs one micro-batch's forward with another's backward layer by layer,
     // the dispatch and combine of each on a communication stream behind the other's compute
     // (--overlap-moe-expert-parallel-comm; megatron/core/pipeline_parallel/combined_1f1b.py).
-    const Overlapped ef = overlap({left_f, 0.0, 0.0, layers * l.ep_forward}, l.efficiency);
-    const Overlapped eb = overlap({left_b, 0.0, 0.0, layers * l.ep_backward}, l.efficiency);
+    // Of what overlaps, the GPU's measured EP-overlap share hides (data/gpus.yaml ep_overlap): the dispatch
+    // and combine kernels run on beside GEMMs and attention, slowed by the SMs and bandwidth they share.
+    const Overlapped ef = overlap({left_f, 0.0, 0.0, layers * l.ep_forward}, l.ep_efficiency);
+    const Overlapped eb = overlap({left_b, 0.0, 0.0, layers * l.ep_backward}, l.ep_efficiency);
     t.ep = ef.free_exposed + eb.free_exposed;
-    left_f -= ef.hidden / l.efficiency;
-    left_b -= eb.hidden / l.efficiency;
+    left_f -= ef.hidden / l.ep_efficiency;
+    left_b -= eb.hidden / l.ep_efficiency;
   }
   t.pp_exposed = l.send_recv;
   if (l.pp_overlap && l.send_recv > 0.0 && l.efficiency > 0.0) {
@@ -375,6 +377,7 @@ detail::LayerPart layer_part(const StepInputs& in) {
   l.core_backward = compute.layer_backward.attention_core.value;
   l.logits = compute.logits.value + compute.mtp.value;  // both on the last stage
   l.efficiency = in.gpu.efficiency.overlap;
+  l.ep_efficiency = in.gpu.efficiency.ep_overlap;
   const TensorParallelLayer tp = tensor_parallel_layer(in, compute.layer_forward, l.efficiency);
   l.tp = tp.exposed.value;
   l.tp_hidden = tp.hidden_forward.value + tp.hidden_backward.value;

@@ -107,6 +107,7 @@ std::string gpu_efficiency_yaml(const GpuSpec& gpu, const std::vector<std::strin
       << "  hbm: " << fixed(e.hbm, 4) << '\n'
       << "  attention: " << fixed(e.attention, 4) << '\n'
       << "  overlap: " << fixed(e.overlap, 4) << '\n'
+      << "  ep_overlap: " << fixed(e.ep_overlap, 4) << '\n'
       << "  fitted: \"" << fitted << "\"\n";
   return out.str();
 }

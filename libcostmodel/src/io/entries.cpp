@@ -286,12 +286,15 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base, const std::vector<ScaleUpSpec>* 
       g.efficiency.hbm = e.optional_number("hbm", 0.01, 1.0).value_or(g.efficiency.hbm);
       g.efficiency.attention = e.optional_number("attention", 0.01, 1.0).value_or(g.efficiency.attention);
       g.efficiency.overlap = e.optional_number("overlap", 0.0, 1.0).value_or(g.efficiency.overlap);
+      g.efficiency.ep_overlap = e.optional_number("ep_overlap", 0.0, 1.0).value_or(g.efficiency.ep_overlap);
     } else {
       g.efficiency.gemm = e.number("gemm", 0.01, 1.0);
       g.efficiency.gemm_half_size = e.number("gemm_half_size", 0.0, 1e6);
       g.efficiency.hbm = e.number("hbm", 0.01, 1.0);
       g.efficiency.attention = e.number("attention", 0.01, 1.0);
       g.efficiency.overlap = e.number("overlap", 0.0, 1.0);
+      // Optional: without a measurement of its own, the expert all-to-all overlap is the GPU's overlap.
+      g.efficiency.ep_overlap = e.optional_number("ep_overlap", 0.0, 1.0).value_or(g.efficiency.overlap);
     }
     g.efficiency.fitted = e.optional_string("fitted").value_or(g.efficiency.fitted);
     e.finish();

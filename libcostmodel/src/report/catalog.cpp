@@ -70,6 +70,8 @@ std::vector<ColumnOf<GpuSpec>> gpu_fields() {
       {"efficiency_attention", "attn eff", "", 1,
        [](const GpuSpec& g) { return Json(g.efficiency.attention); }},
       {"efficiency_overlap", "overlap", "", 1, [](const GpuSpec& g) { return Json(g.efficiency.overlap); }},
+      {"efficiency_ep_overlap", "ep overlap", "", 1,
+       [](const GpuSpec& g) { return Json(g.efficiency.ep_overlap); }},
       {"memory_reserve_bytes", "reserve", "GiB", kGibi,
        [](const GpuSpec& g) { return Json(g.memory_reserve.value); }},
       {"scale_up_in_network_efficiency", "NVLS eff", "", 1,

@@ -143,7 +143,10 @@ struct GpuEfficiency {
   double hbm = 0.85;       ///< achievable fraction of HBM bandwidth for memory-bound kernels
   double attention = 0.5;  ///< fraction of dense peak fused (flash) attention kernels reach
   double overlap = 1.0;    ///< fraction of communication overlapped with compute that is actually hidden
-  std::string fitted;      ///< how these values were obtained
+  /// The same for the expert all-to-alls overlapped with another micro-batch's compute (--ep-comm-overlap):
+  /// what the dispatch and combine kernels keep running beside GEMMs and attention, measured, not fitted.
+  double ep_overlap = 1.0;
+  std::string fitted;  ///< how these values were obtained
 };
 
 /// The typical server of a GPU and its scale-out fabric (data/gpus.yaml `node:`): what a cluster built from
