@@ -66,7 +66,7 @@ const std::string kConfiguration =
     "grad_reduce_dtype,optimizer_dtype,fp8_params,sequence_parallel,overlap,compression,"
     // The other declared knobs with a column (spec/training.cpp), in declaration order.
     "attention,attention_dtype,moe_capacity_factor,tp_comm_overlap,grad_accumulation_fusion,ep_comm_overlap,"
-    "pp_comm_overlap,cuda_graphs,zero3_gather,dp_algorithm,tp_algorithm,stack,"
+    "pp_comm_overlap,cuda_graphs,moe_dispatcher,zero3_gather,dp_algorithm,tp_algorithm,stack,"
     "topology,oversubscription,step_time_s,step_time_s_low,step_time_s_high,interval_coverage,unvalidated,"
     "tokens_per_s,model_tflops_per_gpu,hardware_tflops_per_gpu,mfu,mfu_"
     "bf16_peak,hfu,"
@@ -135,7 +135,8 @@ TEST_CASE("plan and estimate: the configuration object of DESIGN.md §3") {
       // The other declared knobs with a column, in declaration order, after every earlier column.
       "recompute_modules,dtype,grad_reduce_dtype,optimizer_dtype,fp8_params,compression,attention,"
       "attention_dtype,moe_capacity_factor,tp_comm_overlap,grad_accumulation_fusion,ep_comm_overlap,"
-      "pp_comm_overlap,cuda_graphs,zero3_gather,dp_algorithm,tp_algorithm,first_stage_layers,last_stage_"
+      "pp_comm_overlap,cuda_graphs,moe_dispatcher,zero3_gather,dp_algorithm,tp_algorithm,first_stage_layers,"
+      "last_stage_"
       "layers,"
       "schema_version";
   CHECK(csv_header(with(kPlan, {"--format", "csv"})) == "rank," + plan_csv);

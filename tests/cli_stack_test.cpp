@@ -59,6 +59,15 @@ TEST_CASE("a knob the stack cannot run, an unknown stack: one line, exit 2") {
                             "--tp", "1", "--pp", "1", "--dp", "8", "--stack", "deepspeed", "--dtype", "fp8"});
   check_one_line_error(fp8, 2);
   CHECK(contains(fp8.err, "--dtype: stack deepspeed has no FP8 training"));
+  // DeepSpeed's MoE dispatches with its own all-to-all: no DeepEP or HybridEP (data/stacks.yaml).
+  const auto flex = run_cli({"plan", "--gpus", "64", "--model", "mixtral-8x7b", "--stack", "deepspeed",
+                             "--moe-dispatcher", "deepep"});
+  check_one_line_error(flex, 2);
+  CHECK(contains(flex.err, "--moe-dispatcher: stack deepspeed has no DeepEP or HybridEP dispatcher"));
+  const auto choice =
+      run_cli({"plan", "--gpus", "64", "--model", "mixtral-8x7b", "--moe-dispatcher", "deepp"});
+  check_one_line_error(choice, 2);
+  CHECK(contains(choice.err, "deepep"));
   const auto typo = run_cli({"plan", "--gpus", "64", "--stack", "torchtitn"});
   check_one_line_error(typo, 2);
   CHECK(contains(typo.err, "did you mean 'torchtitan'"));

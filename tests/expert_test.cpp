@@ -133,3 +133,40 @@ TEST_CASE("MoE parallel folding: whole experts (etp 1) let ep span the TP ranks"
   local.model.moe->shared_experts = 1;
   CHECK(tensor_parallel_layer_time(local.inputs()).value == doctest::Approx(one * 2 * 2));
 }
+
+TEST_CASE("the flex dispatcher (DeepEP, HybridEP) sends a token once per node holding its experts") {
+  // Inside one node (toy MoE: 8 experts, top 2; ep 4 of dp 8 on one 8-GPU node): each of the 4 GPUs holds 2
+  // experts and misses both of a token's with probability C(6,2)/C(8,2) = 15/28, so a token goes to
+  // 4 (1 - 15/28) = 13/7 GPUs instead of 2 copies: 13/14 of the alltoall dispatcher's bytes.
+  TermCase c;
+  c.model = test::toy_moe();
+  c.strategy.dp = 8;
+  c.strategy.ep = 4;
+  c.strategy.global_batch = 8;
+  c.place(8);
+  CHECK(flex_dispatch_share(c.inputs()) == 1.0);  // the alltoall dispatcher
+  c.options.moe_dispatcher = MoeDispatcher::kDeepEp;
+  CHECK(flex_dispatch_share(c.inputs()) == doctest::Approx(13.0 / 14.0).epsilon(1e-12));
+  const double full = 2048.0 * 2 * 1024 * 2;
+  const auto a2a = [&](double bytes) {
+    return collective_cost(Collective::kAllToAll, Algorithm::kAuto, Bytes(bytes), c.paths.ep).time.value;
+  };
+  CHECK(expert_parallel_layer_time(c.inputs()).value == doctest::Approx(0.5 * 4 * a2a(full * 13.0 / 14.0)));
+  // Across nodes (64 experts, top 8, every layer; ep 16 of dp 16 over 2 nodes of 8): the unit is the node,
+  // 32 experts each; a node holds none of a token's 8 with probability C(32,8)/C(64,8) = 325/136762, so a
+  // token crosses to 2 (1 - 325/136762) nodes instead of 8 copies: 0.2494 of the bytes, HybridEP alike.
+  c.model.moe = MoeSpec{64, 8, 1, 2048, 0};
+  c.strategy.dp = 16;
+  c.strategy.ep = 16;
+  c.strategy.global_batch = 16;
+  c.options.moe_dispatcher = MoeDispatcher::kHybridEp;
+  c.place(16);
+  const double share = 2.0 * (1.0 - 325.0 / 136762.0) / 8.0;
+  CHECK(flex_dispatch_share(c.inputs()) == doctest::Approx(share).epsilon(1e-12));
+  CHECK(expert_parallel_layer_time(c.inputs()).value ==
+        doctest::Approx(4 * a2a(2048.0 * 8 * 1024 * 2 * share)));
+  // No expert parallelism, nothing to dispatch across ranks: the share is 1.
+  c.strategy.ep = 1;
+  c.place(16);
+  CHECK(flex_dispatch_share(c.inputs()) == 1.0);
+}

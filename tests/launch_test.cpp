@@ -103,6 +103,34 @@ TEST_CASE("Mixtral 8x7B's Megatron export is one command of Megatron-LM's flags,
     CHECK_MESSAGE(contains(run.out, expected), expected);
   }
   CHECK(contains(run.out, "\n# costmodel: mixtral-8x7b on 64 x h100-sxm"));
+  CHECK(contains(run.out, "--moe-token-dispatcher-type alltoall \\\n"));
+  // The flex dispatcher the estimate priced is the one launched (Megatron-Core's arguments.py).
+  const auto flex = run_cli({"estimate",
+                             "--model",
+                             "mixtral-8x7b",
+                             "--gpu",
+                             "h100-sxm",
+                             "--gpus",
+                             "64",
+                             "--tp",
+                             "2",
+                             "--pp",
+                             "4",
+                             "--dp",
+                             "8",
+                             "--ep",
+                             "8",
+                             "--seq-len",
+                             "4096",
+                             "--global-batch",
+                             "1024",
+                             "--moe-dispatcher",
+                             "hybridep",
+                             "--format",
+                             "megatron"});
+  REQUIRE(flex.exit_code == 0);
+  CHECK(
+      contains(flex.out, "--moe-token-dispatcher-type flex \\\n--moe-flex-dispatcher-backend hybridep \\\n"));
 }
 
 TEST_CASE("Qwen2's Q, K and V biases export as --add-qkv-bias beside --disable-bias-linear") {

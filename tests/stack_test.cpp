@@ -180,15 +180,16 @@ TEST_CASE("data/stacks.yaml errors: at the line, with the field") {
   fs::create_directories(dir);
   const auto load = [&](const std::string& features, const std::string& defaults) {
     const fs::path file = dir / "stacks.yaml";
-    std::ofstream(file) << "stacks:\n  - name: s\n    description: d\n    library: NCCL\n    source: x\n"
-                           "    features: {zero: [0, 1], pipeline: true, "
-                           "interleaved_pipeline: true, uneven_stages: true, sequence_parallel: true, "
-                           "context_parallel: true, expert_parallel: true, expert_tensor_parallel: true, "
-                           "flash_attention: true, fp8: true, selective_recompute: true, dp_overlap: true, "
-                           "dp_overlap_with_pipeline: true, tp_comm_overlap: false, pp_comm_overlap: true, "
-                           "ep_comm_overlap: true, bf16_optimizer: true, recompute_modules: true"
-                        << features << "}\n"
-                        << defaults;
+    std::ofstream(file)
+        << "stacks:\n  - name: s\n    description: d\n    library: NCCL\n    source: x\n"
+           "    features: {zero: [0, 1], pipeline: true, "
+           "interleaved_pipeline: true, uneven_stages: true, sequence_parallel: true, "
+           "context_parallel: true, expert_parallel: true, expert_tensor_parallel: true, "
+           "flash_attention: true, fp8: true, selective_recompute: true, dp_overlap: true, "
+           "dp_overlap_with_pipeline: true, tp_comm_overlap: false, pp_comm_overlap: true, "
+           "ep_comm_overlap: true, flex_dispatcher: true, bf16_optimizer: true, recompute_modules: true"
+        << features << "}\n"
+        << defaults;
     return load_stacks_file(file.string());
   };
   const std::string ok = ", zero_with_pipeline: [0]";

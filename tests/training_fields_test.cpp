@@ -168,11 +168,11 @@ TEST_CASE("every declared knob with a column is a key of estimate and plan JSON 
     CHECK(std::find(scenario_keys.begin(), scenario_keys.end(), std::string(field.key)) !=
           scenario_keys.end());
   }
-  // 33: the split (tp pp dp cp ep etp vpp, first and last stage layers), batch (global, micro), recompute
+  // 34: the split (tp pp dp cp ep etp vpp, first and last stage layers), batch (global, micro), recompute
   // (3), ZeRO, precisions (dtype, gradients, optimizer, fp8 params, attention), compression, the overlaps
   // (DP, TP, EP, PP), sequence parallelism, attention kernel, capacity factor, gradient accumulation fusion,
-  // CUDA graphs, ZeRO-3 gather and the DP and TP algorithms.
-  CHECK(with_column == 33);
+  // CUDA graphs, the MoE dispatcher, ZeRO-3 gather and the DP and TP algorithms.
+  CHECK(with_column == 34);
   CHECK(std::get<std::string>(json.find("cuda_graphs")->value()) == "layer");
   // The bits of TrainingSpec::given hold one knob each.
   CHECK(training_fields().size() <= 64);

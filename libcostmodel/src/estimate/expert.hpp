@@ -23,6 +23,12 @@ namespace costmodel::inline COSTMODEL_ABI {
   return options.ep_comm_overlap && strategy.ep > 1 && (strategy.pp == 1 || strategy.vpp > 1);
 }
 
+/// The share of the alltoall dispatcher's expert all-to-all traffic that the flex dispatcher
+/// (EstimateOptions::moe_dispatcher deepep or hybridep) sends: one copy of a token per node of the expert
+/// group holding any of its experts (per GPU inside one node) instead of one per routed expert, under
+/// balanced routing. 1 for the alltoall dispatcher or without expert parallelism.
+[[nodiscard]] double flex_dispatch_share(const StepInputs& in) noexcept;
+
 /// Expert dispatch and combine per layer for one micro-batch, averaged over the layers (the MoE layers'
 /// share), per Megatron-LM's alltoall token dispatcher (megatron/core/transformer/moe/token_dispatcher.py,
 /// MoEAlltoAllTokenDispatcher): each TP rank dispatches its sequence-parallel 1/t of the tokens with an

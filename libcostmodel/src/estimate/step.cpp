@@ -72,6 +72,7 @@ EstimateOptions estimate_options(const TrainingSpec& training) {
   options.pp_comm_overlap = training.pp_comm_overlap;
   if (training.stack_spec) options.dp_bucket = training.stack_spec->dp_bucket;
   options.cuda_graphs = training.cuda_graphs;
+  options.moe_dispatcher = training.moe_dispatcher;
   options.stack = training.stack;
   options.intervals = training.intervals;
   return options;

@@ -122,8 +122,13 @@ std::string megatron_arguments(const StepEstimate& e, const ModelSpec& model, co
       arg("--moe-shared-expert-intermediate-size", number(moe.shared_experts * moe.expert_ffn_hidden));
     if (const std::string pattern = moe_layer_pattern(model); !pattern.empty())
       arg("--moe-layer-freq", "'" + pattern + "'");
-    // What the model prices: dropless all-to-all dispatch into grouped GEMMs (estimate/expert.hpp).
-    arg("--moe-token-dispatcher-type", "alltoall");
+    // What the model prices: dropless dispatch, all-to-all or flex (estimate/expert.hpp), into grouped GEMMs.
+    if (options.moe_dispatcher == MoeDispatcher::kAllToAll) {
+      arg("--moe-token-dispatcher-type", "alltoall");
+    } else {
+      arg("--moe-token-dispatcher-type", "flex");
+      arg("--moe-flex-dispatcher-backend", std::string(to_string(options.moe_dispatcher)));
+    }
     arg("--moe-grouped-gemm");
   }
   if (model.mtp_layers > 0) arg("--mtp-num-layers", number(model.mtp_layers));
@@ -253,6 +258,10 @@ std::string nemo_overrides(const StepEstimate& e, const ModelSpec& model, const 
     if (st.expert_tp() != st.tp)
       out << "trainer.strategy.expert_tensor_parallel_size=" << st.expert_tp() << '\n';
     if (ep_comm_overlapped(st, options)) out << "model.config.overlap_moe_expert_parallel_comm=true\n";
+    if (options.moe_dispatcher != MoeDispatcher::kAllToAll) {
+      out << "model.config.moe_token_dispatcher_type=flex\n"
+          << "model.config.moe_flex_dispatcher_backend=" << to_string(options.moe_dispatcher) << '\n';
+    }
   }
   out << "trainer.strategy.sequence_parallel=" << (st.sequence_parallel && st.tp > 1 ? "true" : "false")
       << '\n';

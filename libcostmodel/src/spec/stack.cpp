@@ -84,6 +84,7 @@ const std::vector<StackFeatureFlag>& stack_feature_flags() {
       {"tp_comm_overlap", &StackFeatures::tp_comm_overlap},
       {"pp_comm_overlap", &StackFeatures::pp_comm_overlap},
       {"ep_comm_overlap", &StackFeatures::ep_comm_overlap},
+      {"flex_dispatcher", &StackFeatures::flex_dispatcher},
       {"bf16_optimizer", &StackFeatures::bf16_optimizer}};
   return kFlags;
 }
@@ -125,6 +126,8 @@ void apply_stack(TrainingSpec& training, const StackSpec& stack) {
         [&] { training.ep_comm_overlap = false; });
   bound("optimizer_dtype", training.bf16_optimizer && !f.bf16_optimizer, "bf16 optimizer states",
         [&] { training.bf16_optimizer = false; });
+  bound("moe_dispatcher", training.moe_dispatcher != MoeDispatcher::kAllToAll && !f.flex_dispatcher,
+        "DeepEP or HybridEP dispatcher", [&] { training.moe_dispatcher = MoeDispatcher::kAllToAll; });
   const auto graphs = std::find(f.cuda_graphs.begin(), f.cuda_graphs.end(), training.cuda_graphs);
   bound("cuda_graphs", graphs == f.cuda_graphs.end() && !f.cuda_graphs.empty(),
         "CUDA graphs of kind " + std::string(to_string(training.cuda_graphs)),

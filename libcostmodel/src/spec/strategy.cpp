@@ -22,6 +22,18 @@ std::string_view to_string(CudaGraphs graphs) {
   return "off";
 }
 
+std::string_view to_string(MoeDispatcher dispatcher) {
+  switch (dispatcher) {
+    case MoeDispatcher::kAllToAll:
+      return "alltoall";
+    case MoeDispatcher::kDeepEp:
+      return "deepep";
+    case MoeDispatcher::kHybridEp:
+      return "hybridep";
+  }
+  return "alltoall";
+}
+
 std::string to_string(const Compression& c) {
   switch (c.kind) {
     case CompressionKind::kNone:

@@ -305,6 +305,26 @@ const std::vector<TrainingField>& training_fields() {
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
          return std::string(to_string(o.cuda_graphs));
        }},
+      {"moe_dispatcher", "moe-dispatcher",
+       "MoE token dispatcher (Megatron-Core --moe-token-dispatcher-type): alltoall (a copy of a token per "
+       "routed expert) or deepep or hybridep (flex: a copy per node across nodes, per GPU inside one, "
+       "forwarded on NVLink) [alltoall]",
+       false,
+       [](TrainingSpec& spec, std::string_view text) {
+         if (text == "alltoall") {
+           spec.moe_dispatcher = MoeDispatcher::kAllToAll;
+         } else if (text == "deepep") {
+           spec.moe_dispatcher = MoeDispatcher::kDeepEp;
+         } else if (text == "hybridep") {
+           spec.moe_dispatcher = MoeDispatcher::kHybridEp;
+         } else {
+           fail_choice("expected alltoall, deepep or hybridep, got " + quoted(text), text,
+                       {"alltoall", "deepep", "hybridep"});
+         }
+       },
+       [](const Strategy&, const EstimateOptions& o) -> KnobValue {
+         return std::string(to_string(o.moe_dispatcher));
+       }},
       {"zero3_gather", "zero3-gather",
        "ZeRO-3's per-parameter collectives: flat (one tensor: DeepSpeed since 2022, FSDP) or list "
        "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]",

@@ -60,6 +60,9 @@ struct EstimateOptions {
   /// Megatron-Core --cuda-graph-impl: which host launches CUDA graphs replace (host_terms.hpp). Off by
   /// default, as in Megatron-Core.
   CudaGraphs cuda_graphs = CudaGraphs::kOff;
+  /// Megatron-Core --moe-token-dispatcher-type (alltoall, or flex with DeepEP or HybridEP): what the expert
+  /// all-to-alls carry (expert_parallel_layer_time()). The alltoall dispatcher by default, as Megatron-Core.
+  MoeDispatcher moe_dispatcher = MoeDispatcher::kAllToAll;
   /// The gradient buckets of the stack's DDP (StackSpec::dp_bucket): the last one's reduction and the first
   /// one's gather stay exposed (data_parallel_streams()). Default: none modelled.
   DataParallelBucket dp_bucket;

@@ -38,6 +38,7 @@ struct StackFeatures {
   bool tp_comm_overlap = true;                      ///< TP collectives overlapped with their GEMMs
   bool pp_comm_overlap = true;                      ///< pipeline send/recv overlapped (interleaved)
   bool ep_comm_overlap = true;                      ///< expert all-to-alls overlapped with compute
+  bool flex_dispatcher = true;                      ///< DeepEP or HybridEP as the MoE token dispatcher
   bool bf16_optimizer = true;                       ///< Adam states in bf16
   std::vector<CudaGraphs> cuda_graphs{CudaGraphs::kOff, CudaGraphs::kLayer, CudaGraphs::kFull};
   std::vector<Zero3Gather> zero3_gather{Zero3Gather::kFlat, Zero3Gather::kList};

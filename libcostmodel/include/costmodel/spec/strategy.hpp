@@ -39,6 +39,15 @@ enum class CudaGraphs : std::uint8_t { kOff, kLayer, kFull };
 /// "off", "layer", "full".
 [[nodiscard]] std::string_view to_string(CudaGraphs graphs);
 
+/// How the MoE layers move tokens to their experts across the expert-parallel group (Megatron-Core
+/// --moe-token-dispatcher-type; estimate/expert.cpp). kAllToAll: the alltoall dispatcher, one copy of a token
+/// per routed expert. kDeepEp, kHybridEp: the flex dispatcher (--moe-flex-dispatcher-backend deepep or
+/// hybridep), one copy per node (across nodes) or per GPU (inside one) that holds any of its experts,
+/// forwarded on NVLink from there.
+enum class MoeDispatcher : std::uint8_t { kAllToAll, kDeepEp, kHybridEp };
+/// "alltoall", "deepep", "hybridep".
+[[nodiscard]] std::string_view to_string(MoeDispatcher dispatcher);
+
 /// One parallel configuration. Rank placement: TP innermost, then CP, DP, PP outermost (tp*pp*dp*cp = GPUs).
 /// The experts fold the same tp·cp·dp ranks of a stage as Megatron-Core does
 /// (megatron/core/parallel_state.py, initialize_model_parallel, expert rank generator): expert tensor

@@ -69,6 +69,8 @@ struct TrainingSpec {
   bool pp_comm_overlap = true;
   /// CUDA graphs (Megatron-Core --cuda-graph-impl): EstimateOptions::cuda_graphs.
   CudaGraphs cuda_graphs = CudaGraphs::kOff;
+  /// The MoE token dispatcher (Megatron-Core --moe-token-dispatcher-type): EstimateOptions::moe_dispatcher.
+  MoeDispatcher moe_dispatcher = MoeDispatcher::kAllToAll;
   Algorithm tp_algorithm = Algorithm::kAuto;  ///< the tensor-parallel collectives' algorithm
   Pins pins;                                  ///< knobs fixed by the user or the source
   EconomicsSpec economics;                    ///< cost basis, amortisation, electricity, PUE
