@@ -10,15 +10,25 @@
 using namespace costmodel;
 using costmodel::test::TermCase;
 
-TEST_CASE("expert parallelism: dispatch and combine, forward and backward, in the MoE layers' share") {
-  // Toy MoE (top-2, every other layer) at ep 4 inside dp 8: T·top_k·h bf16 = 2048 x 2 x 1024 x 2 = 8 MiB
-  // per all-to-all; 4 per MoE layer, and half the layers are MoE layers.
+namespace {
+
+// The toy MoE (8 experts, top 2, every other layer) at ep 4 inside dp 8 on one 8-GPU node.
+TermCase toy_moe_ep4() {
   TermCase c;
   c.model = test::toy_moe();
   c.strategy.dp = 8;
   c.strategy.ep = 4;
   c.strategy.global_batch = 8;
   c.place(8);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("expert parallelism: dispatch and combine, forward and backward, in the MoE layers' share") {
+  // Toy MoE (top-2, every other layer) at ep 4 inside dp 8: T·top_k·h bf16 = 2048 x 2 x 1024 x 2 = 8 MiB
+  // per all-to-all; 4 per MoE layer, and half the layers are MoE layers.
+  TermCase c = toy_moe_ep4();
   const double all_to_all =
       collective_cost(Collective::kAllToAll, Algorithm::kAuto, Bytes(2048.0 * 2 * 1024 * 2), c.paths.ep)
           .time.value;
@@ -61,12 +71,7 @@ TEST_CASE("with TP and SP each rank dispatches its own 1/t of the tokens, then g
 TEST_CASE("within a node the expert all-to-all at tp 2 is within 25% of tp 1 (same ep, same micro-batch)") {
   // tp 1: each rank dispatches all T tokens over ep 4. tp 2: each dispatches T/2 and gathers over tp on
   // NVLink. Physically the volume per GPU is about the same; the old model sent t times too much.
-  TermCase c;
-  c.model = test::toy_moe();
-  c.strategy.dp = 8;
-  c.strategy.ep = 4;
-  c.strategy.global_batch = 8;
-  c.place(8);
+  TermCase c = toy_moe_ep4();
   const double tp1 = expert_parallel_layer_time(c.inputs()).value;
   c.strategy.tp = 2;
   c.strategy.dp = 4;
@@ -138,12 +143,7 @@ TEST_CASE("the flex dispatcher (DeepEP, HybridEP) sends a token once per node ho
   // Inside one node (toy MoE: 8 experts, top 2; ep 4 of dp 8 on one 8-GPU node): each of the 4 GPUs holds 2
   // experts and misses both of a token's with probability C(6,2)/C(8,2) = 15/28, so a token goes to
   // 4 (1 - 15/28) = 13/7 GPUs instead of 2 copies: 13/14 of the alltoall dispatcher's bytes.
-  TermCase c;
-  c.model = test::toy_moe();
-  c.strategy.dp = 8;
-  c.strategy.ep = 4;
-  c.strategy.global_batch = 8;
-  c.place(8);
+  TermCase c = toy_moe_ep4();
   CHECK(flex_dispatch_share(c.inputs()) == 1.0);  // the alltoall dispatcher
   c.options.moe_dispatcher = MoeDispatcher::kDeepEp;
   CHECK(flex_dispatch_share(c.inputs()) == doctest::Approx(13.0 / 14.0).epsilon(1e-12));
