@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,18 @@ TEST_CASE("classes and the unvalidated features of a configuration") {
                                           "zero3 gpus 2048 (validated up to 512)", "fp8", "gpu mi300x",
                                           "stack maxtext"});
   CHECK(unvalidated_features(v, dense, Strategy{}, 64, "h100-sxm", "megatron-core").empty());
+  // Below the least validated EP of a MoE run: flagged for a MoE model only, and only with a lower bound.
+  v.min_ep = 8;
+  Strategy few;
+  few.ep = 4;
+  CHECK(unvalidated_features(v, moe, few, 64, "h100-sxm", "megatron-core") ==
+        std::vector<std::string>{"ep 4 (validated from 8)"});
+  CHECK(unvalidated_features(v, dense, few, 64, "h100-sxm", "megatron-core").empty());
+  few.ep = 8;
+  CHECK(unvalidated_features(v, moe, few, 64, "h100-sxm", "megatron-core").empty());
+  v.min_ep = 0;
+  few.ep = 1;
+  CHECK(unvalidated_features(v, moe, few, 64, "h100-sxm", "megatron-core").empty());
 }
 
 TEST_CASE("the catalog's intervals: every class, and an estimate's step inside its own interval") {
@@ -87,4 +101,26 @@ TEST_CASE("the catalog's intervals: every class, and an estimate's step inside i
   CHECK(e.step_time_low.value == doctest::Approx(e.step_time.value * std::exp(dense.low)));
   CHECK(e.step_time_high.value == doctest::Approx(e.step_time.value * std::exp(dense.high)));
   CHECK(e.unvalidated.empty());  // 1,024 A100 under megatron-core: all validated
+}
+
+TEST_CASE("the envelope's lower bound on EP: written, read back, and absent from older files") {
+  // data/intervals.yaml: every validated MoE run (data/holdout-runs.yaml: Qwen3, gpt-oss, DeepSeek-V3,
+  // Mixtral) splits its experts over 8 or more ranks, so a MoE split at ep 1-4 is beyond what was measured.
+  const Catalog catalog = load_catalog(COSTMODEL_TEST_SOURCE_DIR);
+  REQUIRE(catalog.intervals != nullptr);
+  CHECK(catalog.intervals->validated.min_ep == 8);
+  IntervalModel m = *catalog.intervals;
+  const std::string path = "intervals_test_min_ep.yaml";
+  const auto round_trip = [&] {
+    {
+      std::ofstream out(path);
+      write_intervals(out, m);
+    }
+    const IntervalModel back = load_intervals_file(path);
+    std::remove(path.c_str());
+    return back.validated.min_ep;
+  };
+  CHECK(round_trip() == 8);
+  m.validated.min_ep = 0;  // no MoE run: written without the key, read as no lower bound
+  CHECK(round_trip() == 0);
 }

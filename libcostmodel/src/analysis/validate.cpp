@@ -78,7 +78,10 @@ IntervalModel build_intervals(const std::vector<PublishedRun>& runs, const Valid
     const Strategy& s = row.best.strategy;
     v.max_gpus = std::max(v.max_gpus, row.gpus);
     v.max_cp = std::max(v.max_cp, s.cp);
-    if (runs[i].model.is_moe()) v.max_ep = std::max(v.max_ep, s.ep);
+    if (runs[i].model.is_moe()) {
+      v.max_ep = std::max(v.max_ep, s.ep);
+      v.min_ep = v.min_ep == 0 ? s.ep : std::min(v.min_ep, s.ep);
+    }
     if (s.zero == 3) v.max_zero3_gpus = std::max(v.max_zero3_gpus, row.gpus);
     v.fp8 = v.fp8 || s.dtype == Dtype::kFp8;
     add(v.gpus, row.gpu);

@@ -58,6 +58,8 @@ IntervalModel load_intervals_file(const std::string& path) {
   m.validated.max_gpus = static_cast<int>(v.integer("max_gpus", 0, 1 << 30));
   m.validated.max_cp = static_cast<int>(v.integer("max_cp", 1, 1 << 20));
   m.validated.max_ep = static_cast<int>(v.integer("max_ep", 1, 1 << 20));
+  // Optional: files written before it was kept have no lower bound on EP.
+  if (v.has("min_ep")) m.validated.min_ep = static_cast<int>(v.integer("min_ep", 1, 1 << 20));
   m.validated.max_zero3_gpus = static_cast<int>(v.integer("max_zero3_gpus", 0, 1 << 30));
   m.validated.fp8 = v.boolean("fp8");
   m.validated.gpus = read_names(v, "gpus");
@@ -83,8 +85,10 @@ void write_intervals(std::ostream& out, const IntervalModel& m) {
          << "}\n";
   }
   const ValidatedEnvelope& v = m.validated;
-  text << "validated:\n  max_gpus: " << v.max_gpus << "\n  max_cp: " << v.max_cp << "\n  max_ep: " << v.max_ep
-       << "\n  max_zero3_gpus: " << v.max_zero3_gpus << "\n  fp8: " << (v.fp8 ? "true" : "false")
+  text << "validated:\n  max_gpus: " << v.max_gpus << "\n  max_cp: " << v.max_cp
+       << "\n  max_ep: " << v.max_ep;
+  if (v.min_ep > 0) text << "\n  min_ep: " << v.min_ep;
+  text << "\n  max_zero3_gpus: " << v.max_zero3_gpus << "\n  fp8: " << (v.fp8 ? "true" : "false")
        << "\n  gpus: " << flow_list(v.gpus) << "\n  stacks: " << flow_list(v.stacks) << '\n';
   out << text.str();
 }

@@ -41,6 +41,11 @@ std::vector<std::string> unvalidated_features(const ValidatedEnvelope& v, const 
   if (gpus > v.max_gpus) beyond("gpus", gpus, v.max_gpus);
   if (s.cp > v.max_cp) beyond("cp", s.cp, v.max_cp);
   if (model.is_moe() && s.ep > v.max_ep) beyond("ep", s.ep, v.max_ep);
+  // Fewer expert-parallel ranks than any validated MoE run: more experts per GPU (ep 1: all of them, each
+  // GPU running every expert's small GEMMs and their launches), a corner the planner can reach and no
+  // measurement checks.
+  if (model.is_moe() && v.min_ep > 0 && s.ep < v.min_ep)
+    out.push_back("ep " + std::to_string(s.ep) + " (validated from " + std::to_string(v.min_ep) + ")");
   if (s.zero == 3 && gpus > v.max_zero3_gpus) beyond("zero3 gpus", gpus, v.max_zero3_gpus);
   if (s.dtype == Dtype::kFp8 && !v.fp8) out.emplace_back("fp8");
   if (!gpu.empty() && std::find(v.gpus.begin(), v.gpus.end(), gpu) == v.gpus.end())

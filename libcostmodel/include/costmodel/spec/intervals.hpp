@@ -33,6 +33,7 @@ struct ValidatedEnvelope {
   int max_gpus = 0;
   int max_cp = 1;
   int max_ep = 1;
+  int min_ep = 0;                   ///< the least EP of a MoE run (0: no MoE run, no lower bound)
   int max_zero3_gpus = 0;           ///< the most GPUs of a ZeRO-3 run (0: none)
   std::vector<std::string> gpus;    ///< GPU catalog names with a validated run
   std::vector<std::string> stacks;  ///< stacks with a validated run
