@@ -2,8 +2,11 @@
 #include "costmodel/spec/training.hpp"
 
 #include <charconv>
+#include <cstddef>
+#include <initializer_list>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "costmodel/error.hpp"
 #include "costmodel/estimate/inputs.hpp"
@@ -52,11 +55,30 @@ bool on_off(std::string_view text) {
   throw Error(ErrorLocation{}, "", message, suggestion(text, known));
 }
 
+/// One spelling of a knob's value and what it stands for.
+template <typename T>
+struct Choice {
+  const char* name;
+  T value;
+};
+
+/// The value `text` names among `choices`, or the error "expected a, b or c, got 'text'" with a suggestion.
+template <typename T>
+T choose(std::string_view text, std::initializer_list<Choice<T>> choices) {
+  std::vector<std::string> names;
+  for (const Choice<T>& c : choices) {
+    if (text == c.name) return c.value;
+    names.emplace_back(c.name);
+  }
+  std::string expected;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    expected += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  fail_choice("expected " + expected + ", got " + quoted(text), text, names);
+}
+
 // "fp32" -> false, "bf16" -> true: the precision of a kept state (gradients, optimizer states).
 bool bf16_not_fp32(std::string_view text) {
-  if (text != "fp32" && text != "bf16")
-    fail_choice("expected fp32 or bf16, got " + quoted(text), text, {"fp32", "bf16"});
-  return text == "bf16";
+  return choose<bool>(text, {{"fp32", false}, {"bf16", true}});
 }
 
 /// A positive finite plain number; `expected` says what it stands for.
@@ -225,10 +247,7 @@ const std::vector<TrainingField>& training_fields() {
        [](const Strategy& s, const EstimateOptions&) -> KnobValue { return s.sequence_parallel; }},
       {"attention", "attention", "attention kernel: flash|standard [flash]", false,
        [](TrainingSpec& spec, std::string_view text) {
-         if (text != "flash" && text != "standard") {
-           fail_choice("expected flash or standard, got " + quoted(text), text, {"flash", "standard"});
-         }
-         spec.flash_attention = text == "flash";
+         spec.flash_attention = choose<bool>(text, {{"flash", true}, {"standard", false}});
        },
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
          return std::string(o.flash_attention ? "flash" : "standard");
@@ -291,16 +310,10 @@ const std::vector<TrainingField>& training_fields() {
        "synchronisation-free MoE dispatcher) [off]",
        false,
        [](TrainingSpec& spec, std::string_view text) {
-         if (text == "off") {
-           spec.cuda_graphs = CudaGraphs::kOff;
-         } else if (text == "on" || text == "layer") {
-           spec.cuda_graphs = CudaGraphs::kLayer;
-         } else if (text == "full") {
-           spec.cuda_graphs = CudaGraphs::kFull;
-         } else {
-           fail_choice("expected off, on, layer or full, got " + quoted(text), text,
-                       {"off", "on", "layer", "full"});
-         }
+         spec.cuda_graphs = choose<CudaGraphs>(text, {{"off", CudaGraphs::kOff},
+                                                      {"on", CudaGraphs::kLayer},
+                                                      {"layer", CudaGraphs::kLayer},
+                                                      {"full", CudaGraphs::kFull}});
        },
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
          return std::string(to_string(o.cuda_graphs));
@@ -311,16 +324,9 @@ const std::vector<TrainingField>& training_fields() {
        "forwarded on NVLink) [alltoall]",
        false,
        [](TrainingSpec& spec, std::string_view text) {
-         if (text == "alltoall") {
-           spec.moe_dispatcher = MoeDispatcher::kAllToAll;
-         } else if (text == "deepep") {
-           spec.moe_dispatcher = MoeDispatcher::kDeepEp;
-         } else if (text == "hybridep") {
-           spec.moe_dispatcher = MoeDispatcher::kHybridEp;
-         } else {
-           fail_choice("expected alltoall, deepep or hybridep, got " + quoted(text), text,
-                       {"alltoall", "deepep", "hybridep"});
-         }
+         spec.moe_dispatcher = choose<MoeDispatcher>(text, {{"alltoall", MoeDispatcher::kAllToAll},
+                                                            {"deepep", MoeDispatcher::kDeepEp},
+                                                            {"hybridep", MoeDispatcher::kHybridEp}});
        },
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
          return std::string(to_string(o.moe_dispatcher));
@@ -330,9 +336,7 @@ const std::vector<TrainingField>& training_fields() {
        "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]",
        false,
        [](TrainingSpec& spec, std::string_view text) {
-         if (text != "flat" && text != "list")
-           fail_choice("expected flat or list, got " + quoted(text), text, {"flat", "list"});
-         spec.zero3_gather = text == "list" ? Zero3Gather::kList : Zero3Gather::kFlat;
+         spec.zero3_gather = choose<Zero3Gather>(text, {{"flat", Zero3Gather::kFlat}, {"list", Zero3Gather::kList}});
        },
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
          return std::string(o.zero3_gather == Zero3Gather::kList ? "list" : "flat");
