@@ -336,7 +336,8 @@ const std::vector<TrainingField>& training_fields() {
        "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]",
        false,
        [](TrainingSpec& spec, std::string_view text) {
-         spec.zero3_gather = choose<Zero3Gather>(text, {{"flat", Zero3Gather::kFlat}, {"list", Zero3Gather::kList}});
+         spec.zero3_gather =
+             choose<Zero3Gather>(text, {{"flat", Zero3Gather::kFlat}, {"list", Zero3Gather::kList}});
        },
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
          return std::string(o.zero3_gather == Zero3Gather::kList ? "list" : "flat");
