@@ -217,6 +217,15 @@ Terms pipelined_terms(const Entry& e, double n) {
   const auto [active, threads] = launch_of(e, n);
   const double channel = std::ceil(n / active);
   if (channel <= 0.0) return {e.latency, 0.0};
+  // NCCL's newest ring model (@10354992f6bec255684752fcae615e03a933e145 src/tuning/pipeline_model/ring.cc,
+  // chunkWorkSize) caps a ring's chunk at one rank's part of the channel, as its ring kernels move it; then
+  // the fill is small at mid sizes and rings inside one NVLink domain need no exception. Not taken yet:
+  // with it the held-out 4 x 8 H100 all-gather goes from -53..+19% to +29..+107% at 1-64 MiB, Meta's 2 x 8
+  // A100 all-reduce from +8..+12% to +20..+41% at 32-128 MiB (the ring then beats the tree), and DeepSpeed's
+  // ZeRO-3 runs at 384-2240 A100 (Narayanan et al. 2021) from -35..+24% to +6..+45%, which lifts ZeRO-3 at
+  // DP 2048 into the planner's top rows; 3 x 8 A100 (-20% -> -7%) and AWS p5 at 128 MiB (-36% -> +15%)
+  // improve. The whole channel as the first slice stands in for a cost of long rings neither NCCL model
+  // has; a long ring's nccl-tests curve with NCCL_DEBUG=INFO (chosen algorithm, protocol, channels) decides.
   const double chunk = std::min(q.nominal_chunk, channel);
   double slice = std::min(chunk, q.nominal_slice);
   if (q.slices_per_chunk > 0) {  // ncclSimpleSliceSize
