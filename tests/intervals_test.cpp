@@ -4,11 +4,11 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "cli_runner.hpp"
 #include "costmodel/costmodel.hpp"
 
 using namespace costmodel;
@@ -110,15 +110,14 @@ TEST_CASE("the envelope's lower bound on EP: written, read back, and absent from
   REQUIRE(catalog.intervals != nullptr);
   CHECK(catalog.intervals->validated.min_ep == 8);
   IntervalModel m = *catalog.intervals;
-  const std::string path = "intervals_test_min_ep.yaml";
+  const test::TempDir dir;
+  const std::string path = (dir.path() / "intervals.yaml").string();
   const auto round_trip = [&] {
     {
       std::ofstream out(path);
       write_intervals(out, m);
     }
-    const IntervalModel back = load_intervals_file(path);
-    std::remove(path.c_str());
-    return back.validated.min_ep;
+    return load_intervals_file(path).validated.min_ep;
   };
   CHECK(round_trip() == 8);
   m.validated.min_ep = 0;  // no MoE run: written without the key, read as no lower bound
