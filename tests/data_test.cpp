@@ -3,6 +3,12 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
 #include "costmodel/error.hpp"
 #include "costmodel/spec/training.hpp"
 #include "estimate_fixtures.hpp"
@@ -294,6 +300,52 @@ TEST_CASE("zero3_gather is read as flat or list") {
   CHECK(spec.zero3_gather == Zero3Gather::kList);
   CHECK(estimate_options(spec).zero3_gather == Zero3Gather::kList);
   CHECK_THROWS_AS(set_training_field(spec, "zero3_gather", "lists"), Error);
+}
+
+// Each named value is spelt once (its to_string, spec/strategy.hpp): what a knob reads, its column prints, so
+// that a plan's CSV or JSON row read back as a scenario's training.* sets the same run. Spellings as
+// DESIGN.md's knob table gives them; the alias "on" of cuda_graphs prints as "layer".
+TEST_CASE("a named knob value prints as it is read") {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> knobs = {
+      {"attention", {"flash", "standard"}},      {"attention_dtype", {"bf16", "fp8"}},
+      {"cuda_graphs", {"off", "layer", "full"}}, {"moe_dispatcher", {"alltoall", "deepep", "hybridep"}},
+      {"zero3_gather", {"flat", "list"}},
+  };
+  for (const auto& [key, values] : knobs) {
+    const auto field = std::find_if(training_fields().begin(), training_fields().end(),
+                                    [&](const TrainingField& f) { return f.key == key; });
+    REQUIRE(field != training_fields().end());
+    for (const std::string& value : values) {
+      CAPTURE(key);
+      CAPTURE(value);
+      TrainingSpec spec;
+      spec.dtype = Dtype::kFp8;  // where attention_dtype fp8 is allowed
+      set_training_field(spec, key, value);
+      CHECK(std::get<std::string>(field->column(Strategy{}, estimate_options(spec))) == value);
+    }
+    TrainingSpec fresh;
+    CHECK_THROWS_AS(set_training_field(fresh, key, values.front() + "x"), Error);
+  }
+  for (const std::string value : {"none", "selective", "full"}) {
+    TrainingSpec spec;
+    set_training_field(spec, "recompute", value);
+    REQUIRE(spec.pins.recompute);
+    CHECK(to_string(*spec.pins.recompute) == value);
+  }
+  for (const std::string value : {"owned", "rental"}) {
+    TrainingSpec spec;
+    set_training_field(spec, "cost_basis", value);
+    CHECK(to_string(spec.economics.cost_basis) == value);
+  }
+  TrainingSpec spec;
+  set_training_field(spec, "cuda_graphs", "on");
+  CHECK(spec.cuda_graphs == CudaGraphs::kLayer);
+  // The kept states' precisions print through the dtype names too.
+  set_training_field(spec, "optimizer_dtype", "bf16");
+  set_training_field(spec, "grad_reduce_dtype", "bf16");
+  CHECK(spec.bf16_optimizer);
+  CHECK(spec.bf16_gradients);
+  CHECK_THROWS_AS(set_training_field(spec, "optimizer_dtype", "fp16"), Error);
 }
 
 TEST_CASE("the optimizer step moves 32 bytes per local parameter, compression and FP8 casts more") {

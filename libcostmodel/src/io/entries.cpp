@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "costmodel/spec/collective.hpp"
+#include "costmodel/spec/names.hpp"
 
 namespace costmodel::inline COSTMODEL_ABI::yaml {
 namespace {
@@ -407,6 +408,15 @@ std::vector<T> read_choices(Map& features, const std::string& key, const std::ve
   return values;
 }
 
+// The same for an enum knob: each of `values`, spelt by its to_string.
+template <class T, std::size_t N>
+std::vector<T> read_choices(Map& features, const std::string& key, const std::array<T, N>& values,
+                            std::vector<T> fallback) {
+  return read_choices<T>(
+      features, key, names_of(values), [&](const std::string& text) { return *parse_named(text, values); },
+      std::move(fallback));
+}
+
 }  // namespace
 
 void resolve_stack_in(TrainingSpec& spec, const Catalog& catalog, std::string_view cluster_stack,
@@ -454,16 +464,8 @@ StackSpec read_stack(Map& map) {
   for (const StackFeatureFlag& flag : stack_feature_flags()) features.*flag.member = f.boolean(flag.key);
   if (features.dp_overlap_with_pipeline && !features.dp_overlap)
     throw f.error_at("dp_overlap_with_pipeline", "needs dp_overlap");
-  features.cuda_graphs = read_choices<CudaGraphs>(
-      f, "cuda_graphs", {"off", "layer", "full"},
-      [](const std::string& text) {
-        return text == "full" ? CudaGraphs::kFull : text == "layer" ? CudaGraphs::kLayer : CudaGraphs::kOff;
-      },
-      {CudaGraphs::kOff});
-  features.zero3_gather = read_choices<Zero3Gather>(
-      f, "zero3_gather", {"flat", "list"},
-      [](const std::string& text) { return text == "list" ? Zero3Gather::kList : Zero3Gather::kFlat; },
-      {Zero3Gather::kFlat});
+  features.cuda_graphs = read_choices(f, "cuda_graphs", kCudaGraphsModes, {CudaGraphs::kOff});
+  features.zero3_gather = read_choices(f, "zero3_gather", kZero3Gathers, {Zero3Gather::kFlat});
   f.finish();
   if (map.has("dp_bucket")) {
     Map b = map.map("dp_bucket");

@@ -15,6 +15,10 @@ constexpr std::array<std::string_view, kProtocolCount> kProtocolNames{"ll", "ll1
 
 }  // namespace
 
+std::string_view to_string(Zero3Gather gather) {
+  return gather == Zero3Gather::kList ? "list" : "flat";
+}
+
 std::string_view to_string(Collective collective) {
   return kCollectiveNames[static_cast<int>(collective)];
 }

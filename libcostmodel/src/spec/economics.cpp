@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "costmodel/spec/names.hpp"
+
 namespace costmodel::inline COSTMODEL_ABI {
 
 std::string_view to_string(CostBasis basis) {
@@ -10,9 +12,7 @@ std::string_view to_string(CostBasis basis) {
 }
 
 std::optional<CostBasis> parse_cost_basis(std::string_view name) {
-  if (name == "owned") return CostBasis::kOwned;
-  if (name == "rental") return CostBasis::kRental;
-  return std::nullopt;
+  return parse_named(name, kCostBases);
 }
 
 const PriceQuote* PriceBook::find(std::string_view item, std::string_view name) const {

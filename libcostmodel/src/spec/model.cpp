@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "costmodel/error.hpp"
+#include "costmodel/spec/names.hpp"
 
 namespace costmodel::inline COSTMODEL_ABI {
 
@@ -43,10 +44,7 @@ std::string_view to_string(Recompute recompute) {
 }
 
 std::optional<Recompute> parse_recompute(std::string_view name) {
-  if (name == "none") return Recompute::kNone;
-  if (name == "selective") return Recompute::kSelective;
-  if (name == "full") return Recompute::kFull;
-  return std::nullopt;
+  return parse_named(name, kRecomputes);
 }
 
 namespace {

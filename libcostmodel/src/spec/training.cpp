@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "costmodel/spec/training.hpp"
 
+#include <array>
 #include <charconv>
 #include <cstddef>
 #include <initializer_list>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "costmodel/error.hpp"
 #include "costmodel/estimate/inputs.hpp"
 #include "costmodel/estimate/memory.hpp"
+#include "costmodel/spec/names.hpp"
 #include "costmodel/units.hpp"
 
 namespace costmodel::inline COSTMODEL_ABI {
@@ -58,27 +61,56 @@ bool on_off(std::string_view text) {
 /// One spelling of a knob's value and what it stands for.
 template <typename T>
 struct Choice {
-  const char* name;
+  std::string_view name;
   T value;
 };
 
 /// The value `text` names among `choices`, or the error "expected a, b or c, got 'text'" with a suggestion.
 template <typename T>
-T choose(std::string_view text, std::initializer_list<Choice<T>> choices) {
-  std::vector<std::string> names;
+T choose(std::string_view text, std::span<const Choice<T>> choices) {
   for (const Choice<T>& c : choices) {
     if (text == c.name) return c.value;
-    names.emplace_back(c.name);
   }
+  std::vector<std::string> names;
+  for (const Choice<T>& c : choices) names.emplace_back(c.name);
   std::string expected;
   for (std::size_t i = 0; i < names.size(); ++i)
     expected += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   fail_choice("expected " + expected + ", got " + quoted(text), text, names);
 }
 
+/// The name `choices` gives `value`: the first, so that aliases follow the name printed.
+template <typename T>
+std::string_view name_of(std::span<const Choice<T>> choices, T value) {
+  for (const Choice<T>& c : choices) {
+    if (c.value == value) return c.name;
+  }
+  return choices.front().name;
+}
+
+/// The choices of an enum knob: each of `values` by its to_string (the one spelling), then `aliases`.
+template <typename T, std::size_t N>
+std::vector<Choice<T>> choices_of(const std::array<T, N>& values,
+                                  std::initializer_list<Choice<T>> aliases = {}) {
+  std::vector<Choice<T>> choices;
+  for (const T value : values) choices.push_back({to_string(value), value});
+  choices.insert(choices.end(), aliases.begin(), aliases.end());
+  return choices;
+}
+
+/// The enum value `text` names among `values` (spelt by to_string), then `aliases`, or the choice error.
+template <typename T, std::size_t N>
+T choose(std::string_view text, const std::array<T, N>& values,
+         std::initializer_list<Choice<T>> aliases = {}) {
+  return choose<T>(text, std::span<const Choice<T>>(choices_of(values, aliases)));
+}
+
+/// The attention kernels of --attention.
+constexpr std::array<Choice<bool>, 2> kAttentionKernels{{{"flash", true}, {"standard", false}}};
+
 // "fp32" -> false, "bf16" -> true: the precision of a kept state (gradients, optimizer states).
 bool bf16_not_fp32(std::string_view text) {
-  return choose<bool>(text, {{"fp32", false}, {"bf16", true}});
+  return choose(text, std::array{Dtype::kFp32, Dtype::kBf16}) == Dtype::kBf16;
 }
 
 /// A positive finite plain number; `expected` says what it stands for.
@@ -148,11 +180,7 @@ const std::vector<TrainingField>& training_fields() {
        [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::int64_t{s.micro_batch}; }},
       {"recompute", "recompute", "activation recompute: none|selective|full", false,
        [](TrainingSpec& spec, std::string_view text) {
-         spec.pins.recompute = parse_recompute(text);
-         if (!spec.pins.recompute) {
-           fail_choice("expected none, selective or full, got " + quoted(text), text,
-                       {"none", "selective", "full"});
-         }
+         spec.pins.recompute = choose(text, kRecomputes);
          if (spec.pins.recompute_layers && *spec.pins.recompute != Recompute::kFull)
            throw Error("recompute " + quoted(text) + " does not go with recompute_layers, which needs full");
          if (spec.recompute_modules_core) {
@@ -206,11 +234,7 @@ const std::vector<TrainingField>& training_fields() {
        [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::int64_t{s.zero}; }},
       {"dtype", "dtype", "compute dtype: bf16|fp16|fp8 [bf16]", false,
        [](TrainingSpec& spec, std::string_view text) {
-         const auto dtype = parse_dtype(text);
-         if (!dtype || (*dtype != Dtype::kBf16 && *dtype != Dtype::kFp16 && *dtype != Dtype::kFp8)) {
-           fail_choice("expected bf16, fp16 or fp8, got " + quoted(text), text, {"bf16", "fp16", "fp8"});
-         }
-         spec.dtype = *dtype;
+         spec.dtype = choose(text, std::array{Dtype::kBf16, Dtype::kFp16, Dtype::kFp8});
        },
        [](const Strategy& s, const EstimateOptions&) -> KnobValue {
          return std::string(to_string(s.dtype));
@@ -219,14 +243,15 @@ const std::vector<TrainingField>& training_fields() {
        "main gradients and their reduction: fp32|bf16 [fp32, Megatron-LM's default; fp16 training: fp16]",
        false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_gradients = bf16_not_fp32(text); },
        [](const Strategy& s, const EstimateOptions&) -> KnobValue {
-         return std::string(s.bf16_gradients ? "bf16" : s.dtype == Dtype::kFp16 ? "fp16" : "fp32");
+         return std::string(
+             to_string(s.bf16_gradients ? Dtype::kBf16 : s.dtype == Dtype::kFp16 ? Dtype::kFp16 : Dtype::kFp32));
        }},
       {"optimizer_dtype", "optimizer-dtype",
        "Adam's master weights and states: fp32|bf16 [fp32; bf16: NeMo's distributed_fused_adam dtype bf16, "
        "Megatron-Core's precision-aware optimizer]",
        false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_optimizer = bf16_not_fp32(text); },
        [](const Strategy& s, const EstimateOptions&) -> KnobValue {
-         return std::string(s.bf16_optimizer ? "bf16" : "fp32");
+         return std::string(to_string(s.bf16_optimizer ? Dtype::kBf16 : Dtype::kFp32));
        }},
       {"fp8_params", "fp8-params",
        "under --dtype fp8, keep the weights in FP8 only and all-gather them in FP8 (Megatron-LM "
@@ -247,20 +272,16 @@ const std::vector<TrainingField>& training_fields() {
        [](const Strategy& s, const EstimateOptions&) -> KnobValue { return s.sequence_parallel; }},
       {"attention", "attention", "attention kernel: flash|standard [flash]", false,
        [](TrainingSpec& spec, std::string_view text) {
-         spec.flash_attention = choose<bool>(text, {{"flash", true}, {"standard", false}});
+         spec.flash_attention = choose<bool>(text, kAttentionKernels);
        },
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
-         return std::string(o.flash_attention ? "flash" : "standard");
+         return std::string(name_of<bool>(kAttentionKernels, o.flash_attention));
        }},
       {"attention_dtype", "attention-dtype",
        "attention core precision under --dtype fp8: bf16|fp8 [bf16, as Megatron-LM and Transformer Engine]",
        false,
        [](TrainingSpec& spec, std::string_view text) {
-         const auto dtype = parse_dtype(text);
-         if (!dtype || (*dtype != Dtype::kBf16 && *dtype != Dtype::kFp8)) {
-           fail_choice("expected bf16 or fp8, got " + quoted(text), text, {"bf16", "fp8"});
-         }
-         spec.attention_dtype = *dtype;
+         spec.attention_dtype = choose(text, std::array{Dtype::kBf16, Dtype::kFp8});
        },
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
          return std::string(to_string(o.attention_dtype));
@@ -310,10 +331,7 @@ const std::vector<TrainingField>& training_fields() {
        "synchronisation-free MoE dispatcher) [off]",
        false,
        [](TrainingSpec& spec, std::string_view text) {
-         spec.cuda_graphs = choose<CudaGraphs>(text, {{"off", CudaGraphs::kOff},
-                                                      {"on", CudaGraphs::kLayer},
-                                                      {"layer", CudaGraphs::kLayer},
-                                                      {"full", CudaGraphs::kFull}});
+         spec.cuda_graphs = choose(text, kCudaGraphsModes, {{"on", CudaGraphs::kLayer}});
        },
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
          return std::string(to_string(o.cuda_graphs));
@@ -324,9 +342,7 @@ const std::vector<TrainingField>& training_fields() {
        "forwarded on NVLink) [alltoall]",
        false,
        [](TrainingSpec& spec, std::string_view text) {
-         spec.moe_dispatcher = choose<MoeDispatcher>(text, {{"alltoall", MoeDispatcher::kAllToAll},
-                                                            {"deepep", MoeDispatcher::kDeepEp},
-                                                            {"hybridep", MoeDispatcher::kHybridEp}});
+         spec.moe_dispatcher = choose(text, kMoeDispatchers);
        },
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
          return std::string(to_string(o.moe_dispatcher));
@@ -336,11 +352,10 @@ const std::vector<TrainingField>& training_fields() {
        "(world_size shard tensors, each copied by PyTorch: DeepSpeed's ZeRO-3 of 2021) [flat]",
        false,
        [](TrainingSpec& spec, std::string_view text) {
-         spec.zero3_gather =
-             choose<Zero3Gather>(text, {{"flat", Zero3Gather::kFlat}, {"list", Zero3Gather::kList}});
+         spec.zero3_gather = choose(text, kZero3Gathers);
        },
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
-         return std::string(o.zero3_gather == Zero3Gather::kList ? "list" : "flat");
+         return std::string(to_string(o.zero3_gather));
        }},
       {"dp_algorithm", "dp-algo",
        "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|pat|auto [auto]", false,
@@ -356,9 +371,7 @@ const std::vector<TrainingField>& training_fields() {
       {"cost_basis", "cost-basis", "what cost means in tables and --rank-by cost: owned (TCO)|rental [owned]",
        false,
        [](TrainingSpec& spec, std::string_view text) {
-         const auto basis = parse_cost_basis(text);
-         if (!basis) fail_choice("expected owned or rental, got " + quoted(text), text, {"owned", "rental"});
-         spec.economics.cost_basis = *basis;
+         spec.economics.cost_basis = choose(text, kCostBases);
        }},
       {"amortization_years", "amortization-years", "years over which capex is amortised, for TCO [4]", false,
        [](TrainingSpec& spec, std::string_view text) {

@@ -3,6 +3,7 @@
 // The names of the collectives and of the algorithms that carry them out: plain vocabulary shared by the
 // training settings (which algorithm the DP and TP exchanges use) and the network model that costs them.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -50,6 +51,10 @@ inline constexpr int kProtocolCount = 4;
 /// (v0.3.13-0.5, partition_parameters.py _allgather_param, _reduce_scatter_gradient), for which PyTorch's
 /// ProcessGroupNCCL copies each of the world_size shards out of (into) a flat buffer one by one.
 enum class Zero3Gather { kFlat, kList };
+/// Every Zero3Gather, in the order messages list them.
+inline constexpr std::array kZero3Gathers{Zero3Gather::kFlat, Zero3Gather::kList};
+/// "flat", "list".
+[[nodiscard]] std::string_view to_string(Zero3Gather gather);
 
 /// "allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv".
 [[nodiscard]] std::string_view to_string(Collective collective);

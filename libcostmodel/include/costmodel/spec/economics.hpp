@@ -5,6 +5,7 @@
 // with the defaults every input shares (TrainingSpec holds them; estimate/economics.hpp and
 // estimate/goodput.hpp use them).
 
+#include <array>
 #include <limits>
 #include <optional>
 #include <string>
@@ -21,6 +22,8 @@ enum class CostBasis {
   kOwned,   ///< the owned cluster's TCO: capex amortised over the run's wall-clock time, plus energy
   kRental,  ///< GPU-hours (wall-clock) x the GPU's all-in rental price
 };
+/// Every CostBasis, in the order messages list them.
+inline constexpr std::array kCostBases{CostBasis::kOwned, CostBasis::kRental};
 /// "owned", "rental".
 [[nodiscard]] std::string_view to_string(CostBasis basis);
 /// The basis named `name`, or nullopt.

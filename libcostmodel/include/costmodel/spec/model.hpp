@@ -3,6 +3,7 @@
 // ModelSpec: a transformer architecture (models/*.yaml), its exact parameter count, FLOPs per token and
 // activation memory per layer.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -156,6 +157,8 @@ struct FlopsPerToken {
 
 /// Activation recomputation: none, selective (attention core; Korthikanti et al. 2022), full (whole layers).
 enum class Recompute { kNone, kSelective, kFull };
+/// Every Recompute, in the order messages list them.
+inline constexpr std::array kRecomputes{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
 /// "none", "selective", "full".
 [[nodiscard]] std::string_view to_string(Recompute recompute);
 /// The mode named `name`, or nullopt.

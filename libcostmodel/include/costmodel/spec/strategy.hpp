@@ -2,6 +2,7 @@
 #pragma once
 // Strategy: one parallel execution of a model on a cluster (Calculon's "execution").
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/model.hpp"
+#include "costmodel/spec/names.hpp"
 
 namespace costmodel::inline COSTMODEL_ABI {
 
@@ -36,6 +38,8 @@ struct Compression {
 /// eager: a dropless MoE block has dynamic shapes). kFull: the whole iteration (--cuda-graph-impl
 /// full_iteration), which needs a synchronisation-free MoE dispatcher (HybridEP with a per-rank capacity).
 enum class CudaGraphs : std::uint8_t { kOff, kLayer, kFull };
+/// Every CudaGraphs, in the order messages list them.
+inline constexpr std::array kCudaGraphsModes{CudaGraphs::kOff, CudaGraphs::kLayer, CudaGraphs::kFull};
 /// "off", "layer", "full".
 [[nodiscard]] std::string_view to_string(CudaGraphs graphs);
 
@@ -45,6 +49,9 @@ enum class CudaGraphs : std::uint8_t { kOff, kLayer, kFull };
 /// hybridep), one copy per node (across nodes) or per GPU (inside one) that holds any of its experts,
 /// forwarded on NVLink from there.
 enum class MoeDispatcher : std::uint8_t { kAllToAll, kDeepEp, kHybridEp };
+/// Every MoeDispatcher, in the order messages list them.
+inline constexpr std::array kMoeDispatchers{MoeDispatcher::kAllToAll, MoeDispatcher::kDeepEp,
+                                            MoeDispatcher::kHybridEp};
 /// "alltoall", "deepep", "hybridep".
 [[nodiscard]] std::string_view to_string(MoeDispatcher dispatcher);
 

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// A named value (an enum knob's "off", "layer", "full") is spelt once, by its to_string; the readers of the
+// CLI, the YAML files and the catalogs derive from it with these two.
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+#include "costmodel/version.hpp"
+
+namespace costmodel::inline COSTMODEL_ABI {
+
+/// The value among `values` that to_string spells `name`, or nullopt.
+template <typename T, std::size_t N>
+[[nodiscard]] std::optional<T> parse_named(std::string_view name, const std::array<T, N>& values) {
+  for (const T value : values) {
+    if (to_string(value) == name) return value;
+  }
+  return std::nullopt;
+}
+
+/// The to_string names of `values`, in order.
+template <typename T, std::size_t N>
+[[nodiscard]] std::vector<std::string> names_of(const std::array<T, N>& values) {
+  std::vector<std::string> names;
+  names.reserve(N);
+  for (const T value : values) names.emplace_back(to_string(value));
+  return names;
+}
+
+}  // namespace costmodel::inline COSTMODEL_ABI
