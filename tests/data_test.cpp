@@ -302,9 +302,10 @@ TEST_CASE("zero3_gather is read as flat or list") {
   CHECK_THROWS_AS(set_training_field(spec, "zero3_gather", "lists"), Error);
 }
 
-// Each named value is spelt once (its to_string, spec/strategy.hpp): what a knob reads, its column prints, so
-// that a plan's CSV or JSON row read back as a scenario's training.* sets the same run. Spellings as
-// DESIGN.md's knob table gives them; the alias "on" of cuda_graphs prints as "layer".
+// Each named value is spelt once (its enum's to_string; spec/names.hpp): what a knob reads, its column
+// prints, so that a plan's CSV or JSON row read back as a scenario's training.* sets the same run, and its
+// help names it. The spellings are the released ones (0.1.0, docs/knobs.md); the alias "on" of cuda_graphs
+// reads as "layer".
 TEST_CASE("a named knob value prints as it is read") {
   const std::vector<std::pair<std::string, std::vector<std::string>>> knobs = {
       {"attention", {"flash", "standard"}},      {"attention_dtype", {"bf16", "fp8"}},
@@ -322,6 +323,7 @@ TEST_CASE("a named knob value prints as it is read") {
       spec.dtype = Dtype::kFp8;  // where attention_dtype fp8 is allowed
       set_training_field(spec, key, value);
       CHECK(std::get<std::string>(field->column(Strategy{}, estimate_options(spec))) == value);
+      CHECK(field->help.find(value) != std::string_view::npos);  // --help and docs/knobs.md name it
     }
     TrainingSpec fresh;
     CHECK_THROWS_AS(set_training_field(fresh, key, values.front() + "x"), Error);
