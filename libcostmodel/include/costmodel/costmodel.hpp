@@ -13,6 +13,7 @@
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/intervals.hpp"
 #include "costmodel/spec/model.hpp"
+#include "costmodel/spec/names.hpp"
 #include "costmodel/spec/nccl_tuner.hpp"
 #include "costmodel/spec/stack.hpp"
 #include "costmodel/spec/strategy.hpp"
