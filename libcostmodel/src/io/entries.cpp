@@ -369,10 +369,16 @@ NcclTuner read_nccl_tuner(Map& map, const Catalog& catalog) {
     throw Error(location_of(map.file(), list), map.field("regions"),
                 "expected a list of regions, got " + describe(list));
   }
-  const std::vector<std::string> collectives{"allreduce", "reducescatter", "allgather", "broadcast",
-                                             "reduce"};
-  const std::vector<std::string> algorithms{"ring", "tree", "in-network", "nvls-tree", "pat"};
-  const std::vector<std::string> protocols{"ll", "ll128", "simple"};
+  // The collectives, algorithms and protocols a tuner table may name (NCCL's tuner plug-in regions), spelt by
+  // their to_string.
+  const std::vector<std::string> collectives =
+      names_of(std::array{Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather,
+                          Collective::kBroadcast, Collective::kReduce});
+  const std::vector<std::string> algorithms =
+      names_of(std::array{Algorithm::kRing, Algorithm::kDoubleBinaryTree, Algorithm::kInNetwork,
+                          Algorithm::kNvlsTree, Algorithm::kPat});
+  const std::vector<std::string> protocols =
+      names_of(std::array{Protocol::kLL, Protocol::kLL128, Protocol::kSimple});
   for (std::size_t i = 0; i < list.size(); ++i) {
     Map entry(map.file(), list[i], map.field("regions") + "[" + std::to_string(i) + "]");
     TunerRegion region;

@@ -84,7 +84,8 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
         });
   }
   yaml::Map out = map.map("scale_out");
-  c.topology = *parse_topology_kind(out.optional_choice("topology", topology_names()).value_or("fat-tree"));
+  if (const auto topology = out.optional_choice("topology", topology_names()))
+    c.topology = *parse_topology_kind(*topology);
   c.link = name_or_inline<LinkSpec>(
       out, "link", [&](const std::string& n) { return catalog.link(n); },
       [](yaml::Map& m, const LinkSpec* base) { return yaml::read_link(m, base, false); });

@@ -10,6 +10,7 @@
 #include "costmodel/error.hpp"
 #include "costmodel/estimate/memory.hpp"
 #include "costmodel/report/configuration.hpp"
+#include "costmodel/spec/stack.hpp"
 #include "estimate/expert.hpp"
 #include "estimate/pipeline.hpp"
 #include "estimate/tensor.hpp"
@@ -440,7 +441,7 @@ std::string torchtitan_config(const std::vector<StepEstimate>& estimates, const 
                               const ClusterSpec& cluster, const EstimateOptions& options) {
   if (options.stack != "torchtitan") {
     refuse_torchtitan("a plan of stack '" +
-                          (options.stack.empty() ? std::string("megatron-core") : options.stack) +
+                          (options.stack.empty() ? std::string(kDefaultStack) : options.stack) +
                           "' is not a torchtitan run",
                       "plan it with --stack torchtitan");
   }
