@@ -19,7 +19,9 @@
 #include "costmodel/report/configuration.hpp"
 #include "costmodel/report/html.hpp"
 #include "costmodel/report/plan.hpp"
+#include "costmodel/search/objective.hpp"
 #include "costmodel/search/planner.hpp"
+#include "costmodel/spec/names.hpp"
 #include "report/svg.hpp"
 
 namespace costmodel::cli {
@@ -230,9 +232,10 @@ PlanRequest read_request(po::variables_map values, const Context& context, Train
     }
     const auto objective = parse_objective(*rank_by);
     if (!objective) {
-      const std::string hint = did_you_mean(*rank_by, {"time", "cost", "capex", "tco", "switches", "power"});
+      const std::vector<std::string> names = names_of(kObjectives);
+      const std::string hint = did_you_mean(*rank_by, names);
       throw usage_error(context, "--rank-by", "unknown objective '" + *rank_by + "'",
-                        hint.empty() ? "expected time, cost, capex, tco, switches or power" : hint);
+                        hint.empty() ? "expected " + alternatives(names) : hint);
     }
     request.objective = *objective;
   }

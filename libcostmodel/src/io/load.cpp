@@ -5,8 +5,8 @@
 #include <filesystem>
 
 #include "costmodel/io/hf_config.hpp"
+#include "costmodel/spec/names.hpp"
 #include "entries.hpp"
-#include "text.hpp"
 #include "yaml_reader.hpp"
 
 namespace costmodel::inline COSTMODEL_ABI {
@@ -226,10 +226,7 @@ ClusterSpec apply_cluster_options(ClusterSpec c, const ClusterOptions& o, const 
   if (o.topology) {
     const auto kind = parse_topology_kind(*o.topology);
     if (!kind) {
-      std::vector<std::string> names = topology_names();
-      const std::string last = names.back();
-      names.pop_back();
-      throw Error("unknown topology '" + *o.topology + "'; expected " + join(names, ", ") + " or " + last);
+      throw Error("unknown topology '" + *o.topology + "'; expected " + alternatives(topology_names()));
     }
     c.topology = *kind;
   }

@@ -12,6 +12,7 @@
 #include "costmodel/io/hf_config.hpp"
 #include "costmodel/io/load.hpp"
 #include "costmodel/search/objective.hpp"
+#include "costmodel/spec/names.hpp"
 #include "entries.hpp"
 #include "text.hpp"
 #include "yaml_reader.hpp"
@@ -23,7 +24,6 @@ namespace {
 // Paths
 
 const std::vector<std::string> kPlannerKeys = {"topology", "rank_by", "top", "tp_beyond_node", "max_vpp"};
-const std::vector<std::string> kObjectives = {"time", "cost", "capex", "tco", "switches", "power"};
 
 std::vector<std::string> split_path(const std::string& path) {
   std::vector<std::string> parts;
@@ -156,7 +156,7 @@ ScenarioCase read_case(yaml::Map& base, const Catalog& catalog, std::string_view
   if (base.has("planner")) {
     yaml::Map p = base.map("planner");
     if (p.has("topology")) r.topologies = read_topologies(file, p.optional("topology"), p.field("topology"));
-    if (const auto rank_by = p.optional_choice("rank_by", kObjectives)) {
+    if (const auto rank_by = p.optional_choice("rank_by", names_of(kObjectives))) {
       r.objective = *parse_objective(*rank_by);
     }
     if (const auto top = p.optional_integer("top", 1, 1000)) r.top_k = static_cast<int>(*top);
@@ -294,7 +294,7 @@ void read_report(const yaml::Document& document, Scenario& scenario) {
     }
   }
   // rank_by and top here apply to every case (base.planner may set them too; these win).
-  if (const auto rank_by = report.optional_choice("rank_by", kObjectives)) {
+  if (const auto rank_by = report.optional_choice("rank_by", names_of(kObjectives))) {
     for (auto& c : scenario.cases) c.request.objective = *parse_objective(*rank_by);
   }
   if (const auto top = report.optional_integer("top", 1, 100)) scenario.top = static_cast<int>(*top);

@@ -73,10 +73,7 @@ T choose(std::string_view text, std::span<const Choice<T>> choices) {
   }
   std::vector<std::string> names;
   for (const Choice<T>& c : choices) names.emplace_back(c.name);
-  std::string expected;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    expected += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  fail_choice("expected " + expected + ", got " + quoted(text), text, names);
+  fail_choice("expected " + alternatives(names) + ", got " + quoted(text), text, names);
 }
 
 /// The name `choices` gives `value`: the first, so that aliases follow the name printed.

@@ -18,6 +18,9 @@ namespace costmodel::inline COSTMODEL_ABI {
 /// The quantity ranked first; the others break ties in this order, then the configuration itself.
 enum class Objective { kTime, kCost, kCapex, kTco, kSwitches, kPower };
 inline constexpr int kObjectiveCount = 6;  ///< values of Objective
+/// Every Objective, in the order messages list them.
+inline constexpr std::array kObjectives{Objective::kTime, Objective::kCost,     Objective::kCapex,
+                                        Objective::kTco,  Objective::kSwitches, Objective::kPower};
 /// "time", "cost", "capex", "tco", "switches", "power".
 [[nodiscard]] std::string_view to_string(Objective objective);
 /// The objective named `name`, or nullopt.

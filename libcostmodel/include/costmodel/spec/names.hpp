@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A named value (an enum knob's "off", "layer", "full") is spelt once, by its to_string; the readers of the
-// CLI, the YAML files and the catalogs derive from it with these two.
+// CLI, the YAML files and the catalogs derive from it with these, and say what they expected with
+// alternatives().
 
 #include <array>
 #include <cstddef>
@@ -29,6 +30,16 @@ template <typename T, std::size_t N>
   names.reserve(N);
   for (const T value : values) names.emplace_back(to_string(value));
   return names;
+}
+
+/// "a, b or c": `names` for an "expected ..." message.
+[[nodiscard]] inline std::string alternatives(const std::vector<std::string>& names) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    text += i == 0 ? "" : i + 1 == names.size() ? " or " : ", ";
+    text += names[i];
+  }
+  return text;
 }
 
 }  // namespace costmodel::inline COSTMODEL_ABI
