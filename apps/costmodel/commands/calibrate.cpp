@@ -16,6 +16,7 @@
 #include "costmodel/io/cluster_writer.hpp"
 #include "costmodel/io/nccl_tests.hpp"
 #include "costmodel/io/runs.hpp"
+#include "costmodel/spec/names.hpp"
 #include "report/calibration.hpp"
 
 namespace costmodel::cli {
@@ -25,8 +26,7 @@ std::optional<Collective> op_option(const po::variables_map& values, const Conte
   const auto name = string_option(values, "op");
   if (!name) return std::nullopt;
   if (const auto op = parse_collective(*name)) return op;
-  std::vector<std::string> known;
-  for (int c = 0; c < kCollectiveCount; ++c) known.emplace_back(to_string(static_cast<Collective>(c)));
+  const std::vector<std::string> known = names_of<Collective>(kCollectiveCount);
   const std::string hint = did_you_mean(*name, known);
   throw usage_error(context, "--op", "unknown collective '" + *name + "'",
                     hint.empty() ? "expected " + join(known, ", ") : hint);

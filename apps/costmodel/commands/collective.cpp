@@ -10,17 +10,11 @@
 #include "analysis/collective_sweep.hpp"
 #include "cli/flags.hpp"
 #include "cli/sink.hpp"
+#include "costmodel/spec/names.hpp"
 #include "report/collective.hpp"
 
 namespace costmodel::cli {
 namespace {
-
-template <typename Enum>
-std::vector<std::string> names_of(int count) {
-  std::vector<std::string> names;
-  for (int k = 0; k < count; ++k) names.emplace_back(to_string(static_cast<Enum>(k)));
-  return names;
-}
 
 /// A name flag through its parser; a miss is a usage error with a suggestion.
 template <typename Parse>

@@ -260,9 +260,7 @@ GpuSpec read_gpu(Map& map, const GpuSpec* base, const std::vector<ScaleUpSpec>* 
         node.optional_number("slow_host_slowdown", 0.0, 1.0).value_or(n.slow_host_slowdown);
     node.finish();
   }
-  std::vector<std::string> architectures;
-  for (int i = 0; i < kGpuArchitectureCount; ++i)
-    architectures.emplace_back(to_string(static_cast<GpuArchitecture>(i)));
+  const std::vector<std::string> architectures = names_of<GpuArchitecture>(kGpuArchitectureCount);
   const std::string architecture = base ? map.optional_choice("architecture", architectures)
                                               .value_or(std::string(to_string(g.architecture)))
                                         : map.choice("architecture", architectures);

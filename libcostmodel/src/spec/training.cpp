@@ -149,8 +149,7 @@ KnobValue positive_or_null(int count) {
 
 Algorithm algorithm(std::string_view text) {
   if (const auto parsed = parse_algorithm(text)) return *parsed;
-  std::vector<std::string> known;
-  for (int a = 0; a < kAlgorithmCount; ++a) known.emplace_back(to_string(static_cast<Algorithm>(a)));
+  const std::vector<std::string> known = names_of<Algorithm>(kAlgorithmCount);
   fail_choice("unknown algorithm " + quoted(text), text, known);
 }
 

@@ -32,6 +32,16 @@ template <typename T, std::size_t N>
   return names;
 }
 
+/// The to_string names of an enum's values 0 .. count - 1: every value of one counted by a constant
+/// (kCollectiveCount, kAlgorithmCount).
+template <typename Enum>
+[[nodiscard]] std::vector<std::string> names_of(int count) {
+  std::vector<std::string> names;
+  names.reserve(static_cast<std::size_t>(count));
+  for (int k = 0; k < count; ++k) names.emplace_back(to_string(static_cast<Enum>(k)));
+  return names;
+}
+
 /// "a, b or c": `names` for an "expected ..." message.
 [[nodiscard]] inline std::string alternatives(const std::vector<std::string>& names) {
   std::string text;

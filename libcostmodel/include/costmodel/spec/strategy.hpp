@@ -13,7 +13,6 @@
 #include "costmodel/spec/cluster.hpp"
 #include "costmodel/spec/hardware.hpp"
 #include "costmodel/spec/model.hpp"
-#include "costmodel/spec/names.hpp"
 
 namespace costmodel::inline COSTMODEL_ABI {
 
