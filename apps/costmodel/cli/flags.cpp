@@ -5,6 +5,7 @@
 
 #include "analysis/knobs.hpp"
 #include "costmodel/io/runs.hpp"
+#include "costmodel/spec/names.hpp"
 #include "costmodel/spec/stack.hpp"
 #include "spec/plausibility.hpp"
 
@@ -33,8 +34,9 @@ void add_cluster_options(po::options_description& options) {
        "direct links are busy) or minimal (direct links only)")                      //
       ("strict", "treat implausible values (unit slips, missing prices) as errors")  //
       ("in-network", po::value<std::string>()->value_name("MODE"),
-       "sharp|none: whether the switches' in-network reduction (SHARP, NCCL's CollNet) is in use "
-       "(default none, as NCCL)");
+       (join(names_of(kScaleOutReductions), "|") + ": whether the switches' in-network reduction (SHARP, "
+                                                   "NCCL's CollNet) is in use (default none, as NCCL)")
+           .c_str());
 }
 
 ClusterArgs read_cluster_args(const po::variables_map& values, const Context& context) {
@@ -50,20 +52,20 @@ ClusterArgs read_cluster_args(const po::variables_map& values, const Context& co
   args.options.scale_up = string_option(values, "scale-up");
   args.options.oversubscription = positive_number(values, "oversubscription", context);
   if (const auto in_network = string_option(values, "in-network")) {
-    const std::vector<std::string> known{"sharp", "none"};
-    if (*in_network != "sharp" && *in_network != "none") {
+    if (!parse_named(*in_network, kScaleOutReductions)) {
+      const std::vector<std::string> known = names_of(kScaleOutReductions);
       const std::string hint = did_you_mean(*in_network, known);
       throw usage_error(context, "--in-network", "unknown in-network reduction '" + *in_network + "'",
-                        hint.empty() ? "expected sharp or none" : hint);
+                        hint.empty() ? "expected " + alternatives(known) : hint);
     }
     args.options.in_network = *in_network;
   }
   if (const auto routing = string_option(values, "routing")) {
     if (!parse_routing(*routing)) {
-      const std::vector<std::string> known{"minimal", "adaptive"};
+      const std::vector<std::string> known = names_of(kRoutings);
       const std::string hint = did_you_mean(*routing, known);
       throw usage_error(context, "--routing", "unknown routing '" + *routing + "'",
-                        hint.empty() ? "expected minimal or adaptive" : hint);
+                        hint.empty() ? "expected " + alternatives(known) : hint);
     }
     args.options.routing = *routing;
   }

@@ -86,9 +86,10 @@ int run_gpu_fit(const po::variables_map& values, const Context& context, OutputS
   if (const auto name = string_option(values, "objective")) {
     const auto objective = parse_fit_objective(*name);
     if (!objective) {
-      const std::string hint = did_you_mean(*name, {"lsq", "minimax"});
+      const std::vector<std::string> names = names_of(kFitObjectives);
+      const std::string hint = did_you_mean(*name, names);
       throw usage_error(context, "--objective", "unknown objective '" + *name + "'",
-                        hint.empty() ? "expected lsq or minimax" : hint);
+                        hint.empty() ? "expected " + alternatives(names) : hint);
     }
     options.objective = *objective;
   }
@@ -148,7 +149,7 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
        "with --runs: runs predicted but not fitted (a check of the fit)")  //
       ("fit", po::value<std::string>()->value_name("NAME,..."),
        "with --runs: the parameters to fit [gemm,gemm_half_size,attention,overlap]")  //
-      ("objective", po::value<std::string>()->value_name("lsq|minimax"),
+      ("objective", po::value<std::string>()->value_name(join(names_of(kFitObjectives), "|")),
        "with --runs: minimise the sum of squared errors model/measured - 1 (lsq, as data/gpus.yaml's "
        "fits) or the largest |error| (minimax) [lsq]")  //
       ("threads", po::value<std::string>(), "with --runs: planner threads [every core]");

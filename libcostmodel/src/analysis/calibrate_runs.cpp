@@ -11,6 +11,7 @@
 #include "costmodel/analysis/calibrate.hpp"
 #include "costmodel/error.hpp"
 #include "costmodel/search/planner.hpp"
+#include "costmodel/spec/names.hpp"
 #include "least_squares.hpp"
 
 namespace costmodel::inline COSTMODEL_ABI {
@@ -141,9 +142,7 @@ const char* to_string(FitObjective objective) {
 }
 
 std::optional<FitObjective> parse_fit_objective(const std::string& name) {
-  if (name == "lsq") return FitObjective::kLeastSquares;
-  if (name == "minimax") return FitObjective::kMinimax;
-  return std::nullopt;
+  return parse_named(name, kFitObjectives);
 }
 
 GpuCalibration calibrate_gpu(const std::vector<PublishedRun>& runs, const GpuFitOptions& options) {

@@ -541,21 +541,22 @@ LinkSpec read_link(Map& map, const LinkSpec* base, bool catalog_entry) {
     // Broadcast and Reduce run on rings only (src/device/broadcast.h, reduce.h): NCCL_ALGO keeps Ring.
     throw map.error_at("nccl_algorithms", "must include ring: NCCL runs broadcast and reduce on rings only");
   }
-  l.nccl_devices = *parse_nccl_devices(map.optional_choice("nccl_devices", {"per_nic", "per_gpu"})
+  l.nccl_devices = *parse_nccl_devices(map.optional_choice("nccl_devices", names_of(kNcclDevicesKinds))
                                            .value_or(std::string(to_string(l.nccl_devices))));
+  const std::vector<std::string> transports = names_of(kTransports);
   const std::string transport =
       all_required
-          ? map.choice("transport", {"rdma", "tcp"})
-          : map.optional_choice("transport", {"rdma", "tcp"}).value_or(std::string(to_string(l.transport)));
-  l.transport = transport == "tcp" ? Transport::kTcp : Transport::kRdma;
+          ? map.choice("transport", transports)
+          : map.optional_choice("transport", transports).value_or(std::string(to_string(l.transport)));
+  l.transport = *parse_named(transport, kTransports);
   // GPUDirect RDMA needs RDMA; a TCP link always stages through host memory.
   l.gpudirect =
       map.optional_boolean("gpudirect").value_or(base ? l.gpudirect : l.transport == Transport::kRdma);
   if (l.gpudirect && l.transport == Transport::kTcp) {
     throw map.error_at("gpudirect", "GPUDirect RDMA needs an RDMA transport, not tcp");
   }
-  l.multipath = *parse_multipath(map.optional_choice("multipath", {"balanced", "ecmp", "spray"})
-                                     .value_or(std::string(to_string(l.multipath))));
+  l.multipath = *parse_multipath(
+      map.optional_choice("multipath", names_of(kMultipaths)).value_or(std::string(to_string(l.multipath))));
   l.ecmp_flows = static_cast<int>(map.optional_integer("ecmp_flows", 1, 1 << 12).value_or(l.ecmp_flows));
   l.media = all_required ? map.string("media") : map.optional_string("media").value_or(l.media);
   l.copper_reach_m = map.optional_number("copper_reach_m", 0.0, 100.0).value_or(l.copper_reach_m);
@@ -597,13 +598,11 @@ SwitchSpec read_switch(Map& map, const SwitchSpec* base, bool catalog_entry) {
   s.power = Watts(quantity(present_key(map, "power", "power_w"), Dimension::kWatts, s.power.value));
   s.price = Usd(quantity(present_key(map, "price", "price_usd"), Dimension::kUsd, s.price.value));
   s.price_estimate = map.optional_boolean("price_estimate").value_or(base ? s.price_estimate : false);
-  const std::vector<std::string> reductions{"none", "sharp", "nvls"};
+  const std::vector<std::string> reductions = names_of(kInNetworkReductions);
   const std::string reduction = all_required ? map.choice("in_network_reduction", reductions)
                                              : map.optional_choice("in_network_reduction", reductions)
                                                    .value_or(std::string(to_string(s.in_network_reduction)));
-  s.in_network_reduction = reduction == "sharp"  ? InNetworkReduction::kSharp
-                           : reduction == "nvls" ? InNetworkReduction::kNvls
-                                                 : InNetworkReduction::kNone;
+  s.in_network_reduction = *parse_named(reduction, kInNetworkReductions);
   // A mapping that restates the native ports describes another switch: the base entry's breakouts and
   // cages no longer apply unless restated too.
   if (base && (map.has("radix") || map.has("port_bandwidth"))) {
@@ -669,7 +668,7 @@ ModelSpec read_model(Map& map, const std::string& default_name) {
   m.kv_heads = static_cast<int>(map.optional_integer("kv_heads", 1, 1 << 16).value_or(m.heads));
   m.head_size = map.optional_integer("head_dim", 1, 1 << 16).value_or(0);
   m.ffn_hidden = map.optional_integer("ffn_hidden", 1, kMaxDimension).value_or(4 * m.hidden);
-  m.ffn = map.choice("ffn", {"gelu", "swiglu"}) == "gelu" ? FfnKind::kGelu : FfnKind::kSwiglu;
+  m.ffn = *parse_named(map.choice("ffn", names_of(kFfnKinds)), kFfnKinds);
   m.vocab = map.integer("vocab", 1, kMaxDimension);
   m.seq_len = map.integer("seq_len", 1, kMaxDimension);
   m.tied_embeddings = map.optional_boolean("tied_embeddings").value_or(false);
@@ -678,15 +677,12 @@ ModelSpec read_model(Map& map, const std::string& default_name) {
   const bool gpt_style = m.ffn == FfnKind::kGelu;
   m.bias = map.optional_boolean("bias").value_or(gpt_style);
   m.qkv_bias = map.optional_boolean("qkv_bias").value_or(false);
-  const auto norm = map.optional_choice("norm", {"layernorm", "rmsnorm"});
-  m.norm = norm ? (*norm == "layernorm" ? NormKind::kLayerNorm : NormKind::kRmsNorm)
-                : (gpt_style ? NormKind::kLayerNorm : NormKind::kRmsNorm);
+  const auto norm = map.optional_choice("norm", names_of(kNormKinds));
+  m.norm = norm ? *parse_named(*norm, kNormKinds) : (gpt_style ? NormKind::kLayerNorm : NormKind::kRmsNorm);
   // Dropout: Megatron-LM's GPT default (0.1) for GPT-style models, none for Llama-style ones.
   m.dropout = map.optional_number("dropout", 0.0, 0.99).value_or(gpt_style ? 0.1 : 0.0);
-  const auto position = map.optional_choice("position", {"learned", "rope", "alibi"});
-  m.position = position ? (*position == "learned" ? PositionEmbedding::kLearned
-                           : *position == "rope"  ? PositionEmbedding::kRope
-                                                  : PositionEmbedding::kAlibi)
+  const auto position = map.optional_choice("position", names_of(kPositionEmbeddings));
+  m.position = position ? *parse_named(*position, kPositionEmbeddings)
                         : (gpt_style ? PositionEmbedding::kLearned : PositionEmbedding::kRope);
   if (map.has("moe")) {
     Map moe = map.map("moe");

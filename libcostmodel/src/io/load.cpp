@@ -110,10 +110,10 @@ ClusterSpec read_cluster(Map& map, const Catalog& catalog) {
                                             "data/links.yaml): its host links are optical");
     }
   }
-  c.in_network = out.optional_choice("in_network", {"none", "sharp"}).value_or("none") == "sharp"
-                     ? InNetworkReduction::kSharp
-                     : InNetworkReduction::kNone;
-  if (const auto routing = out.optional_choice("routing", {"minimal", "adaptive"})) {
+  if (const auto reduction = out.optional_choice("in_network", names_of(kScaleOutReductions))) {
+    c.in_network = *parse_named(*reduction, kScaleOutReductions);
+  }
+  if (const auto routing = out.optional_choice("routing", names_of(kRoutings))) {
     c.routing = *parse_routing(*routing);
   }
   if (out.has("torus_dims")) {
@@ -233,13 +233,18 @@ ClusterSpec apply_cluster_options(ClusterSpec c, const ClusterOptions& o, const 
   if (o.switch_name) c.switch_spec = catalog.switch_spec(*o.switch_name);
   if (o.oversubscription) c.oversubscription = *o.oversubscription;
   if (o.in_network) {
-    if (*o.in_network != "sharp" && *o.in_network != "none")
-      throw Error("unknown in-network reduction '" + *o.in_network + "'; expected sharp or none");
-    c.in_network = *o.in_network == "sharp" ? InNetworkReduction::kSharp : InNetworkReduction::kNone;
+    const auto reduction = parse_named(*o.in_network, kScaleOutReductions);
+    if (!reduction) {
+      throw Error("unknown in-network reduction '" + *o.in_network + "'; expected " +
+                  alternatives(names_of(kScaleOutReductions)));
+    }
+    c.in_network = *reduction;
   }
   if (o.routing) {
     const auto routing = parse_routing(*o.routing);
-    if (!routing) throw Error("unknown routing '" + *o.routing + "'; expected minimal or adaptive");
+    if (!routing) {
+      throw Error("unknown routing '" + *o.routing + "'; expected " + alternatives(names_of(kRoutings)));
+    }
     c.routing = *routing;
   }
   const auto reasons = validate(c);

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 
+#include "costmodel/spec/names.hpp"
 #include "costmodel/spec/nccl_tuner.hpp"
 
 namespace costmodel::inline COSTMODEL_ABI {
@@ -13,9 +14,7 @@ std::string_view to_string(Routing routing) {
 }
 
 std::optional<Routing> parse_routing(std::string_view name) {
-  if (name == "minimal") return Routing::kMinimal;
-  if (name == "adaptive") return Routing::kAdaptive;
-  return std::nullopt;
+  return parse_named(name, kRoutings);
 }
 
 ScaleUpSpec ClusterSpec::scale_up_fabric() const {

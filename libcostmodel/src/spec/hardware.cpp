@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "costmodel/spec/names.hpp"
+
 namespace costmodel::inline COSTMODEL_ABI {
 
 std::string_view to_string(Dtype dtype) {
@@ -69,10 +71,7 @@ std::string_view to_string(Multipath multipath) {
 }
 
 std::optional<Multipath> parse_multipath(std::string_view name) {
-  for (const Multipath m : {Multipath::kBalanced, Multipath::kEcmp, Multipath::kSpray}) {
-    if (to_string(m) == name) return m;
-  }
-  return std::nullopt;
+  return parse_named(name, kMultipaths);
 }
 
 std::string_view to_string(NcclDevices devices) {
@@ -80,10 +79,7 @@ std::string_view to_string(NcclDevices devices) {
 }
 
 std::optional<NcclDevices> parse_nccl_devices(std::string_view name) {
-  for (const NcclDevices d : {NcclDevices::kPerNic, NcclDevices::kPerGpu}) {
-    if (to_string(d) == name) return d;
-  }
-  return std::nullopt;
+  return parse_named(name, kNcclDevicesKinds);
 }
 
 std::string_view to_string(InNetworkReduction reduction) {

@@ -240,6 +240,8 @@ enum class FitObjective {
   kLeastSquares,  ///< sum of e^2 (`--objective lsq`)
   kMinimax,       ///< max |e|, by Polya's L_p continuation (`--objective minimax`)
 };
+/// Every FitObjective, in the order messages list them.
+inline constexpr std::array kFitObjectives{FitObjective::kLeastSquares, FitObjective::kMinimax};
 [[nodiscard]] const char* to_string(FitObjective objective);
 [[nodiscard]] std::optional<FitObjective> parse_fit_objective(const std::string& name);  ///< lsq | minimax
 

@@ -45,6 +45,8 @@ struct TopologyTraits {
 /// How a Dragonfly+ routes between groups: only over the direct global links (minimal), or also through an
 /// intermediate group when the direct links are busy (adaptive: UGAL/Valiant, Kim et al. 2008 §4).
 enum class Routing { kMinimal, kAdaptive };
+/// Every Routing, in the order messages list them.
+inline constexpr std::array kRoutings{Routing::kMinimal, Routing::kAdaptive};
 /// "minimal", "adaptive".
 [[nodiscard]] std::string_view to_string(Routing routing);
 /// The routing named `name`, or nullopt.

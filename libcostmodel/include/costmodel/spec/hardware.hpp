@@ -217,6 +217,8 @@ struct NcclTuner;  // costmodel/spec/nccl_tuner.hpp
 
 /// How a link moves data: RDMA (InfiniBand, RoCE) or kernel TCP.
 enum class Transport { kRdma, kTcp };
+/// Every Transport, in the order messages list them.
+inline constexpr std::array kTransports{Transport::kRdma, Transport::kTcp};
 /// "rdma", "tcp".
 [[nodiscard]] std::string_view to_string(Transport transport);
 
@@ -225,6 +227,8 @@ enum class Transport { kRdma, kTcp };
 /// flow hashes onto one uplink (RoCE over standard Ethernet ECMP), so flows collide; kSpray: packets of every
 /// flow spread over all uplinks (AWS SRD, Spectrum-X adaptive routing, Ultra Ethernet).
 enum class Multipath { kBalanced, kEcmp, kSpray };
+/// Every Multipath, in the order messages list them.
+inline constexpr std::array kMultipaths{Multipath::kBalanced, Multipath::kEcmp, Multipath::kSpray};
 /// "balanced", "ecmp", "spray".
 [[nodiscard]] std::string_view to_string(Multipath multipath);
 [[nodiscard]] std::optional<Multipath> parse_multipath(std::string_view name);
@@ -234,6 +238,8 @@ enum class Multipath { kBalanced, kEcmp, kSpray };
 /// groups a GPU's EFA rails into one device, src/nccl_ofi_rdma.cpp get_properties: port_speed x
 /// max_group_size), so NCCL's graph search sets one channel's speed to the group's path.
 enum class NcclDevices { kPerNic, kPerGpu };
+/// Every NcclDevices, in the order messages list them.
+inline constexpr std::array kNcclDevicesKinds{NcclDevices::kPerNic, NcclDevices::kPerGpu};
 /// "per_nic", "per_gpu".
 [[nodiscard]] std::string_view to_string(NcclDevices devices);
 [[nodiscard]] std::optional<NcclDevices> parse_nccl_devices(std::string_view name);
@@ -281,6 +287,11 @@ struct LinkSpec {
 
 /// Which reduction a switch performs itself: none, InfiniBand SHARP, NVLink SHARP (NVLS).
 enum class InNetworkReduction { kNone, kSharp, kNvls };
+/// Every InNetworkReduction, in the order messages list them (a switch's in_network_reduction).
+inline constexpr std::array kInNetworkReductions{InNetworkReduction::kNone, InNetworkReduction::kSharp,
+                                                 InNetworkReduction::kNvls};
+/// The ones a cluster turns on or off (--in-network, scale_out.in_network): NVLS is the scale-up switch's.
+inline constexpr std::array kScaleOutReductions{InNetworkReduction::kSharp, InNetworkReduction::kNone};
 /// "none", "sharp", "nvls".
 [[nodiscard]] std::string_view to_string(InNetworkReduction reduction);
 

@@ -14,16 +14,21 @@ namespace costmodel::inline COSTMODEL_ABI {
 
 /// gelu: any 2-matrix MLP (GELU, ReLU, squared ReLU); swiglu: any gated 3-matrix MLP (SwiGLU, GeGLU).
 enum class FfnKind { kGelu, kSwiglu };
+/// Every FfnKind, in the order messages list them (and every enum below likewise).
+inline constexpr std::array kFfnKinds{FfnKind::kGelu, FfnKind::kSwiglu};
 /// "gelu", "swiglu".
 [[nodiscard]] std::string_view to_string(FfnKind kind);
 
 /// How positions enter the model; only `kLearned` adds parameters (seq_len x hidden).
 enum class PositionEmbedding { kLearned, kRope, kAlibi };
+inline constexpr std::array kPositionEmbeddings{PositionEmbedding::kLearned, PositionEmbedding::kRope,
+                                                PositionEmbedding::kAlibi};
 /// "learned", "rope", "alibi".
 [[nodiscard]] std::string_view to_string(PositionEmbedding kind);
 
 /// LayerNorm has a scale and a bias (2h parameters); RMSNorm a scale only (h).
 enum class NormKind { kLayerNorm, kRmsNorm };
+inline constexpr std::array kNormKinds{NormKind::kLayerNorm, NormKind::kRmsNorm};
 /// "layernorm", "rmsnorm".
 [[nodiscard]] std::string_view to_string(NormKind kind);
 
