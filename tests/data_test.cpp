@@ -9,7 +9,9 @@
 #include <variant>
 #include <vector>
 
+#include "catalog_fixture.hpp"
 #include "costmodel/error.hpp"
+#include "costmodel/spec/names.hpp"
 #include "costmodel/spec/training.hpp"
 #include "estimate_fixtures.hpp"
 
@@ -312,7 +314,10 @@ TEST_CASE("a named knob value prints as it is read") {
       {"cuda_graphs", {"off", "layer", "full"}}, {"moe_dispatcher", {"alltoall", "deepep", "hybridep"}},
       {"zero3_gather", {"flat", "list"}},
   };
-  for (const auto& [key, values] : knobs) {
+  for (const auto& knob : knobs) {
+    // Named, not a structured binding: clang before 16 cannot capture a binding (CAPTURE, the lambda).
+    const std::string& key = knob.first;
+    const std::vector<std::string>& values = knob.second;
     const auto field = std::find_if(training_fields().begin(), training_fields().end(),
                                     [&](const TrainingField& f) { return f.key == key; });
     REQUIRE(field != training_fields().end());
@@ -348,6 +353,68 @@ TEST_CASE("a named knob value prints as it is read") {
   CHECK(spec.bf16_optimizer);
   CHECK(spec.bf16_gradients);
   CHECK_THROWS_AS(set_training_field(spec, "optimizer_dtype", "fp16"), Error);
+}
+
+TEST_CASE("a knob's help lists every value its reader takes") {
+  // --help and docs/knobs.md print these help lines; each value below is read by the knob (the spellings are
+  // literals, so a renamed value fails here too) and must be named in its help.
+  const auto help_of = [](std::string_view key) {
+    const auto field = std::find_if(training_fields().begin(), training_fields().end(),
+                                    [&](const TrainingField& f) { return f.key == key; });
+    REQUIRE(field != training_fields().end());
+    return std::string(field->help);
+  };
+  const std::vector<std::pair<std::string, std::vector<std::string>>> knobs = {
+      {"recompute", {"none", "selective", "full"}},
+      {"dtype", {"bf16", "fp16", "fp8"}},
+      {"grad_reduce_dtype", {"fp32", "bf16"}},
+      {"optimizer_dtype", {"fp32", "bf16"}},
+      {"cost_basis", {"owned", "rental"}},
+      // Every algorithm the reader takes, named by its to_string: a new one is listed without an edit here.
+      {"dp_algorithm", names_of<Algorithm>(kAlgorithmCount)},
+      {"tp_algorithm", names_of<Algorithm>(kAlgorithmCount)},
+  };
+  for (const auto& knob : knobs) {
+    const std::string& key = knob.first;
+    const std::vector<std::string>& values = knob.second;
+    const std::string help = help_of(key);
+    for (const std::string& value : values) {
+      CAPTURE(key);
+      CAPTURE(value);
+      TrainingSpec spec;
+      CHECK_NOTHROW(set_training_field(spec, key, value));
+      CHECK(help.find(value) != std::string::npos);
+    }
+  }
+  // The stacks are the catalog's (data/stacks.yaml): a new entry must be named in --stack's help too.
+  const std::string stacks = help_of("stack");
+  for (const StackSpec& stack : costmodel::test::source_catalog().stacks) {
+    CAPTURE(stack.name);
+    CHECK(stacks.find(stack.name) != std::string::npos);
+  }
+}
+
+TEST_CASE("the cluster's named values read as they print") {
+  // --routing and --in-network (and the cluster file's scale_out.routing and in_network) take the names
+  // to_string prints, and refuse others with the list.
+  for (const std::string name : {"minimal", "adaptive"}) {
+    const auto routing = parse_routing(name);
+    REQUIRE(routing);
+    CHECK(to_string(*routing) == name);
+  }
+  CHECK_FALSE(parse_routing("minimall"));
+  const Catalog& catalog = costmodel::test::source_catalog();
+  for (const std::string name : {"sharp", "none"}) {
+    ClusterOptions options;
+    options.in_network = name;
+    const ClusterSpec cluster = apply_cluster_options(default_cluster(catalog, "h100-sxm"), options, catalog);
+    CHECK(to_string(cluster.in_network) == name);
+  }
+  ClusterOptions nvls;
+  nvls.in_network = "nvls";  // the scale-up switch's own, not a cluster's choice
+  CHECK_THROWS_WITH_AS(apply_cluster_options(default_cluster(catalog, "h100-sxm"), nvls, catalog),
+                       doctest::Contains("unknown in-network reduction 'nvls'; expected sharp or none"),
+                       Error);
 }
 
 TEST_CASE("the optimizer step moves 32 bytes per local parameter, compression and FP8 casts more") {

@@ -65,14 +65,17 @@ std::string wrap_help(const std::string& text) {
 constexpr const char* kDefaultPareto = "time,cost,switches";
 
 void add_plan_options(po::options_description& options) {
+  const std::string objectives = join(names_of(kObjectives), "|");
   options.add_options()                                                                        //
       ("top", po::value<std::string>()->value_name("K"), "configurations shown (default 10)")  //
       ("rank-by", po::value<std::string>()->value_name("O"),
-       "time|cost|capex|tco|switches|power (default time; cost with --deadline-days); time:high, cost:high, "
-       "tco:high rank by the pessimistic end of the prediction interval (data/intervals.yaml)")  //
+       (objectives +
+        " (default time; cost with --deadline-days); time:high, cost:high, tco:high rank by the pessimistic "
+        "end of the prediction interval (data/intervals.yaml)")
+           .c_str())  //
       ("pareto", po::value<std::string>()->value_name("A,B,C")->implicit_value(std::string(kDefaultPareto)),
-       "also show the Pareto front over three of time|cost|capex|tco|switches|power (default "
-       "time,cost,switches)")                                                                         //
+       ("also show the Pareto front over three of " + objectives + " (default " + kDefaultPareto + ")")
+           .c_str())                                                                                  //
       ("tp-beyond-node", "let tensor parallelism span more than the scale-up domain")                 //
       ("threads", po::value<std::string>()->value_name("N"), "worker threads (default: every core)")  //
       ("deadline-days", po::value<std::string>()->value_name("D"),

@@ -15,6 +15,7 @@
 #include "costmodel/estimate/memory.hpp"
 #include "costmodel/spec/names.hpp"
 #include "costmodel/units.hpp"
+#include "text.hpp"
 
 namespace costmodel::inline COSTMODEL_ABI {
 namespace {
@@ -104,10 +105,25 @@ T choose(std::string_view text, const std::array<T, N>& values,
 
 /// The attention kernels of --attention.
 constexpr std::array<Choice<bool>, 2> kAttentionKernels{{{"flash", true}, {"standard", false}}};
+/// The dtypes of --dtype, of --attention-dtype and of a kept state (--grad-reduce-dtype, --optimizer-dtype).
+constexpr std::array kComputeDtypes{Dtype::kBf16, Dtype::kFp16, Dtype::kFp8};
+constexpr std::array kAttentionDtypes{Dtype::kBf16, Dtype::kFp8};
+constexpr std::array kKeptDtypes{Dtype::kFp32, Dtype::kBf16};
+
+/// "a|b|c": a knob's values in its help line, spelt as its reader accepts them.
+template <typename T, std::size_t N>
+std::string listed(const std::array<T, N>& values) {
+  return join(names_of(values), "|");
+}
+std::string listed_choices(std::span<const Choice<bool>> choices) {
+  std::vector<std::string> names;
+  for (const Choice<bool>& c : choices) names.emplace_back(c.name);
+  return join(names, "|");
+}
 
 // "fp32" -> false, "bf16" -> true: the precision of a kept state (gradients, optimizer states).
 bool bf16_not_fp32(std::string_view text) {
-  return choose(text, std::array{Dtype::kFp32, Dtype::kBf16}) == Dtype::kBf16;
+  return choose(text, kKeptDtypes) == Dtype::kBf16;
 }
 
 /// A positive finite plain number; `expected` says what it stands for.
@@ -156,6 +172,22 @@ Algorithm algorithm(std::string_view text) {
 }  // namespace
 
 const std::vector<TrainingField>& training_fields() {
+  // The help lines that list a knob's values, from the names its reader accepts (kept alive with kFields).
+  static const std::string kRecomputeHelp = "activation recompute: " + listed(kRecomputes);
+  static const std::string kDtypeHelp = "compute dtype: " + listed(kComputeDtypes) + " [bf16]";
+  static const std::string kGradReduceHelp = "main gradients and their reduction: " + listed(kKeptDtypes) +
+                                             " [fp32, Megatron-LM's default; fp16 training: fp16]";
+  static const std::string kOptimizerDtypeHelp =
+      "Adam's master weights and states: " + listed(kKeptDtypes) +
+      " [fp32; bf16: NeMo's distributed_fused_adam dtype bf16, Megatron-Core's precision-aware optimizer]";
+  static const std::string kAttentionHelp =
+      "attention kernel: " + listed_choices(kAttentionKernels) + " [flash]";
+  static const std::string kAttentionDtypeHelp =
+      "attention core precision under --dtype fp8: " + listed(kAttentionDtypes) +
+      " [bf16, as Megatron-LM and Transformer Engine]";
+  static const std::string kAlgorithms = alternatives(names_of<Algorithm>(kAlgorithmCount));
+  static const std::string kDpAlgorithmHelp = "DP collective algorithm: " + kAlgorithms + " [auto]";
+  static const std::string kTpAlgorithmHelp = "TP collective algorithm: " + kAlgorithms + " [auto]";
   static const std::vector<TrainingField> kFields = {
       {"stack", "stack",
        "software stack (costmodel catalog stacks): its features bound the plan, its launch sets the knobs "
@@ -174,7 +206,7 @@ const std::vector<TrainingField>& training_fields() {
       {"micro_batch", "micro-batch", "sequences per micro-batch", false,
        [](TrainingSpec& spec, std::string_view text) { spec.pins.micro_batch = integer(text, 1); },
        [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::int64_t{s.micro_batch}; }},
-      {"recompute", "recompute", "activation recompute: none|selective|full", false,
+      {"recompute", "recompute", kRecomputeHelp, false,
        [](TrainingSpec& spec, std::string_view text) {
          spec.pins.recompute = choose(text, kRecomputes);
          if (spec.pins.recompute_layers && *spec.pins.recompute != Recompute::kFull)
@@ -228,24 +260,17 @@ const std::vector<TrainingField>& training_fields() {
          spec.pins.zero = zero;
        },
        [](const Strategy& s, const EstimateOptions&) -> KnobValue { return std::int64_t{s.zero}; }},
-      {"dtype", "dtype", "compute dtype: bf16|fp16|fp8 [bf16]", false,
-       [](TrainingSpec& spec, std::string_view text) {
-         spec.dtype = choose(text, std::array{Dtype::kBf16, Dtype::kFp16, Dtype::kFp8});
-       },
+      {"dtype", "dtype", kDtypeHelp, false,
+       [](TrainingSpec& spec, std::string_view text) { spec.dtype = choose(text, kComputeDtypes); },
        [](const Strategy& s, const EstimateOptions&) -> KnobValue {
          return std::string(to_string(s.dtype));
        }},
-      {"grad_reduce_dtype", "grad-reduce-dtype",
-       "main gradients and their reduction: fp32|bf16 [fp32, Megatron-LM's default; fp16 training: fp16]",
-       false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_gradients = bf16_not_fp32(text); },
+      {"grad_reduce_dtype", "grad-reduce-dtype", kGradReduceHelp, false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_gradients = bf16_not_fp32(text); },
        [](const Strategy& s, const EstimateOptions&) -> KnobValue {
          return std::string(
              to_string(s.bf16_gradients ? Dtype::kBf16 : s.dtype == Dtype::kFp16 ? Dtype::kFp16 : Dtype::kFp32));
        }},
-      {"optimizer_dtype", "optimizer-dtype",
-       "Adam's master weights and states: fp32|bf16 [fp32; bf16: NeMo's distributed_fused_adam dtype bf16, "
-       "Megatron-Core's precision-aware optimizer]",
-       false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_optimizer = bf16_not_fp32(text); },
+      {"optimizer_dtype", "optimizer-dtype", kOptimizerDtypeHelp, false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_optimizer = bf16_not_fp32(text); },
        [](const Strategy& s, const EstimateOptions&) -> KnobValue {
          return std::string(to_string(s.bf16_optimizer ? Dtype::kBf16 : Dtype::kFp32));
        }},
@@ -266,19 +291,15 @@ const std::vector<TrainingField>& training_fields() {
       {"sequence_parallel", "sequence-parallel", "TP as reduce-scatter/all-gather: on|off", false,
        [](TrainingSpec& spec, std::string_view text) { spec.pins.sequence_parallel = on_off(text); },
        [](const Strategy& s, const EstimateOptions&) -> KnobValue { return s.sequence_parallel; }},
-      {"attention", "attention", "attention kernel: flash|standard [flash]", false,
+      {"attention", "attention", kAttentionHelp, false,
        [](TrainingSpec& spec, std::string_view text) {
          spec.flash_attention = choose<bool>(text, kAttentionKernels);
        },
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
          return std::string(name_of<bool>(kAttentionKernels, o.flash_attention));
        }},
-      {"attention_dtype", "attention-dtype",
-       "attention core precision under --dtype fp8: bf16|fp8 [bf16, as Megatron-LM and Transformer Engine]",
-       false,
-       [](TrainingSpec& spec, std::string_view text) {
-         spec.attention_dtype = choose(text, std::array{Dtype::kBf16, Dtype::kFp8});
-       },
+      {"attention_dtype", "attention-dtype", kAttentionDtypeHelp, false,
+       [](TrainingSpec& spec, std::string_view text) { spec.attention_dtype = choose(text, kAttentionDtypes); },
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
          return std::string(to_string(o.attention_dtype));
        }},
@@ -353,13 +374,12 @@ const std::vector<TrainingField>& training_fields() {
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
          return std::string(to_string(o.zero3_gather));
        }},
-      {"dp_algorithm", "dp-algo",
-       "DP collective algorithm: ring|tree|halving-doubling|hierarchical|in-network|pat|auto [auto]", false,
+      {"dp_algorithm", "dp-algo", kDpAlgorithmHelp, false,
        [](TrainingSpec& spec, std::string_view text) { spec.dp_algorithm = algorithm(text); },
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
          return std::string(to_string(o.dp_algorithm));
        }},
-      {"tp_algorithm", "tp-algo", "TP collective algorithm [auto]", false,
+      {"tp_algorithm", "tp-algo", kTpAlgorithmHelp, false,
        [](TrainingSpec& spec, std::string_view text) { spec.tp_algorithm = algorithm(text); },
        [](const Strategy&, const EstimateOptions& o) -> KnobValue {
          return std::string(to_string(o.tp_algorithm));
