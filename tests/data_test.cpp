@@ -370,6 +370,7 @@ TEST_CASE("a knob's help lists every value its reader takes") {
       {"grad_reduce_dtype", {"fp32", "bf16"}},
       {"optimizer_dtype", {"fp32", "bf16"}},
       {"cost_basis", {"owned", "rental"}},
+      {"compression", {"none", "fp16", "int8"}},  // and topk:FRACTION, below
       // Every algorithm the reader takes, named by its to_string: a new one is listed without an edit here.
       {"dp_algorithm", names_of<Algorithm>(kAlgorithmCount)},
       {"tp_algorithm", names_of<Algorithm>(kAlgorithmCount)},
@@ -386,6 +387,9 @@ TEST_CASE("a knob's help lists every value its reader takes") {
       CHECK(help.find(value) != std::string::npos);
     }
   }
+  TrainingSpec topk;
+  CHECK_NOTHROW(set_training_field(topk, "compression", "topk:0.01"));
+  CHECK(help_of("compression").find("topk:FRACTION") != std::string::npos);
   // The stacks are the catalog's (data/stacks.yaml): a new entry must be named in --stack's help too.
   const std::string stacks = help_of("stack");
   for (const StackSpec& stack : costmodel::test::source_catalog().stacks) {
