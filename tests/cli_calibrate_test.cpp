@@ -122,10 +122,12 @@ TEST_CASE("a log of one thread driving several GPUs (nccl-tests -g 8) is flagged
 }
 
 TEST_CASE("broken logs fail with FILE:LINE and exit 2") {
-  for (const auto& [name, line] : std::vector<std::pair<std::string, int>>{{"truncated_row.txt", 31},
-                                                                           {"truncated_table.txt", 34},
-                                                                           {"garbled_time.txt", 26},
-                                                                           {"garbled_line.txt", 28}}) {
+  for (const auto& log : std::vector<std::pair<std::string, int>>{{"truncated_row.txt", 31},
+                                                                  {"truncated_table.txt", 34},
+                                                                  {"garbled_time.txt", 26},
+                                                                  {"garbled_line.txt", 28}}) {
+    const std::string& name = log.first;  // not a structured binding: clang < 16 cannot capture one
+    const int line = log.second;
     const CliResult result = run_cli({"calibrate", fixture(name)});
     CAPTURE(name);
     CHECK(result.exit_code == 2);

@@ -257,7 +257,9 @@ TEST_CASE("bad values exit 2 with one line naming the flag") {
       {{"--pareto", "time,cost"}, "--pareto: expected three objectives, got 2; e.g. time,tco,switches"},
   };
   for (const char* command : {"plan", "estimate"}) {
-    for (const auto& [flag, message] : cases) {
+    for (const auto& test_case : cases) {
+      const std::vector<std::string>& flag = test_case.first;  // clang < 16 cannot capture a binding
+      const std::string& message = test_case.second;
       if (std::string(command) == "estimate" && (flag.front() == "--rank-by" || flag.front() == "--pareto"))
         continue;
       CAPTURE(command);

@@ -150,7 +150,9 @@ TEST_CASE("--topology auto searches the fabric; --rank-by switches ranks by it")
     // torus-bucket on the tori, no halving-doubling or hierarchical: src/tuning/*.cc, src/device/*.h).
     CHECK(std::get<std::string>(member(member(config, "cluster"), "library").value()) == "NCCL");
     int named = 0;
-    for (const auto& [group, used] : member(config, "collectives").as_object()) {
+    for (const auto& entry : member(config, "collectives").as_object()) {
+      const std::string& group = entry.first;  // clang < 16 cannot capture a structured binding
+      const auto& used = entry.second;
       if (std::holds_alternative<std::monostate>(used.value())) continue;
       ++named;
       const std::string name = std::get<std::string>(member(used, "algorithm").value());

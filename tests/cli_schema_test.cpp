@@ -217,7 +217,9 @@ TEST_CASE("catalog: every catalog's fields") {
                                                           {"models", models},
                                                           {"topologies", "name,description,switched,source"},
                                                           {"knobs", "key,flag,split,column,help"}};
-  for (const auto& [name, keys] : catalogs) {
+  for (const auto& catalog : catalogs) {
+    const char* name = catalog.first;  // clang < 16 cannot capture a structured binding
+    const std::string& keys = catalog.second;
     CAPTURE(name);
     CHECK(csv_header({"catalog", name, "--format", "csv"}) == keys + ",schema_version");
     CHECK(json_shape({"catalog", name, "--format", "json"}) == "[]{" + keys + ",schema_version}\n");

@@ -67,7 +67,9 @@ TEST_CASE("bad scale-up domains: one line naming the field, exit 2") {
       {"pod.yaml",
        "gpu: mi355x\ngpus: 4096\nscale_up: {name: ualink-1.0, domain: 2048}\nscale_out: {link: roce-800g}\n"},
   };
-  for (const auto& [name, yaml] : bad) {
+  for (const auto& file : bad) {
+    const std::string& name = file.first;  // clang < 16 cannot capture a structured binding
+    const std::string& yaml = file.second;
     CAPTURE(name);
     const auto path = dir.path() / name;
     std::ofstream(path) << yaml;

@@ -678,7 +678,10 @@ TEST_CASE("property: more link bandwidth never slows a collective") {
         faster_up.scale_up = base.scale_up_fabric();
         faster_up.scale_up->bandwidth = base.scale_up_fabric().bandwidth * factor;
         const LinkPath slow = link_path(base, Communicator{ranks, 1, 1});
-        for (const auto& [c, a, proto] : applicable_triples(slow)) {
+        for (const Triple& triple : applicable_triples(slow)) {
+          const Collective c = triple.c;  // clang < 16 cannot capture a structured binding
+          const Algorithm a = triple.a;
+          const Protocol proto = triple.p;
           for (double n : kSizes) {
             const double t = collective_cost(c, a, Bytes(n), slow, proto).time.value;
             for (const ClusterSpec* faster : {&faster_out, &faster_up}) {
@@ -773,7 +776,10 @@ TEST_CASE("property: busbw never exceeds the bottleneck line rate, except the do
       double line = 1e30;
       if (local > 1) line = std::min(line, p.scale_up.line_rate.value);
       if (groups > 1) line = std::min(line, local * p.scale_out.line_rate.value);
-      for (const auto& [c, a, proto] : applicable_triples(p)) {
+      for (const Triple& triple : applicable_triples(p)) {
+        const Collective c = triple.c;  // clang < 16 cannot capture a structured binding
+        const Algorithm a = triple.a;
+        const Protocol proto = triple.p;
         if (a == Algorithm::kInNetwork || a == Algorithm::kNvlsTree || a == Algorithm::kAuto ||
             c == Collective::kSendRecv) {
           continue;

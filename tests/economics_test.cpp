@@ -156,20 +156,21 @@ TEST_CASE("the training fields: every value as every input writes it, bad ones n
   CHECK(defaults.reliability.restart_time.value == 600.0);
   CHECK_FALSE(defaults.reliability.async_checkpoint);
 
-  for (const auto& [key, text] :
-       std::vector<std::pair<const char*, const char*>>{{"cost_basis", "owner"},
-                                                        {"amortization_years", "0"},
-                                                        {"amortization_years", "four"},
-                                                        {"electricity", "-0.08"},
-                                                        {"electricity", "0.08USD"},
-                                                        {"pue", "0.9"},
-                                                        {"gpu_mtbf", "0s"},
-                                                        {"gpu_mtbf", "5000"},
-                                                        {"planned_mtbf", "0s"},
-                                                        {"checkpoint_bandwidth", "0GB/s"},
-                                                        {"restart_time", "-1min"},
-                                                        {"checkpoint_interval", "0s"},
-                                                        {"async_checkpoint", "maybe"}}) {
+  for (const auto& bad : std::vector<std::pair<const char*, const char*>>{{"cost_basis", "owner"},
+                                                                          {"amortization_years", "0"},
+                                                                          {"amortization_years", "four"},
+                                                                          {"electricity", "-0.08"},
+                                                                          {"electricity", "0.08USD"},
+                                                                          {"pue", "0.9"},
+                                                                          {"gpu_mtbf", "0s"},
+                                                                          {"gpu_mtbf", "5000"},
+                                                                          {"planned_mtbf", "0s"},
+                                                                          {"checkpoint_bandwidth", "0GB/s"},
+                                                                          {"restart_time", "-1min"},
+                                                                          {"checkpoint_interval", "0s"},
+                                                                          {"async_checkpoint", "maybe"}}) {
+    const char* key = bad.first;  // clang < 16 cannot capture a structured binding
+    const char* text = bad.second;
     CAPTURE(key);
     CAPTURE(text);
     CHECK_THROWS_AS(set_training_field(spec, key, text), Error);

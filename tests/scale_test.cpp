@@ -136,7 +136,9 @@ TEST_CASE("more GPUs at fixed per-GPU work never means fewer switches, modules o
                                                          {"roce-400g", "tomahawk5"},
                                                          {"ib-xdr-800g", "q3400"},
                                                          {"ib-edr-100g", "qm8700"}};
-  for (const auto& [link, switch_name] : fabrics) {
+  for (const auto& fabric : fabrics) {
+    const char* link = fabric.first;  // clang < 16 cannot capture a structured binding
+    const char* switch_name = fabric.second;
     for (const double oversubscription : {1.0, 2.0}) {
       for (const TopologyKind kind : {TopologyKind::kFatTree, TopologyKind::kRailOptimized,
                                       TopologyKind::kRailOnly, TopologyKind::kDragonflyPlus}) {
@@ -180,7 +182,9 @@ TEST_CASE("more ranks never raise a rank's bandwidth or shorten its path, on eve
   // filling it speeds its ring up (the next test).
   const std::pair<const char*, const char*> fabrics[] = {{"ib-ndr-400g", "qm9700"},
                                                          {"roce-400g", "tomahawk5"}};
-  for (const auto& [link, switch_name] : fabrics) {
+  for (const auto& fabric : fabrics) {
+    const char* link = fabric.first;  // clang < 16 cannot capture a structured binding
+    const char* switch_name = fabric.second;
     for (const double oversubscription : {1.0, 2.0, 4.0}) {
       for (const TopologyKind kind : {TopologyKind::kFatTree, TopologyKind::kRailOptimized,
                                       TopologyKind::kRailOnly, TopologyKind::kDragonflyPlus}) {

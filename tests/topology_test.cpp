@@ -536,8 +536,10 @@ TEST_CASE("ECMP: the busiest of n uplinks under k hashed flows, and what it cost
     CHECK(exact_busiest(2, 2) == doctest::Approx(1.5));
     CHECK(detail::expected_busiest_uplink(1, 8) == 1.0);
     CHECK(detail::expected_busiest_uplink(40, 1) == 40.0);
-    for (const auto& [k, n] :
+    for (const auto& flows :
          std::vector<std::pair<int, int>>{{4, 4}, {16, 32}, {32, 32}, {96, 13}, {128, 32}}) {
+      const int k = flows.first;  // clang < 16 cannot capture a structured binding
+      const int n = flows.second;
       CAPTURE(k);
       CAPTURE(n);
       CHECK(detail::expected_busiest_uplink(k, n) == doctest::Approx(exact_busiest(k, n)).epsilon(0.04));
