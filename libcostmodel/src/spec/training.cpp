@@ -66,14 +66,21 @@ struct Choice {
   T value;
 };
 
+/// The names of `choices`, in order.
+template <typename T>
+std::vector<std::string> names_of_choices(std::span<const Choice<T>> choices) {
+  std::vector<std::string> names;
+  for (const Choice<T>& c : choices) names.emplace_back(c.name);
+  return names;
+}
+
 /// The value `text` names among `choices`, or the error "expected a, b or c, got 'text'" with a suggestion.
 template <typename T>
 T choose(std::string_view text, std::span<const Choice<T>> choices) {
   for (const Choice<T>& c : choices) {
     if (text == c.name) return c.value;
   }
-  std::vector<std::string> names;
-  for (const Choice<T>& c : choices) names.emplace_back(c.name);
+  const std::vector<std::string> names = names_of_choices(choices);
   fail_choice("expected " + alternatives(names) + ", got " + quoted(text), text, names);
 }
 
@@ -114,11 +121,6 @@ constexpr std::array kKeptDtypes{Dtype::kFp32, Dtype::kBf16};
 template <typename T, std::size_t N>
 std::string listed(const std::array<T, N>& values) {
   return join(names_of(values), "|");
-}
-std::string listed_choices(std::span<const Choice<bool>> choices) {
-  std::vector<std::string> names;
-  for (const Choice<bool>& c : choices) names.emplace_back(c.name);
-  return join(names, "|");
 }
 
 // "fp32" -> false, "bf16" -> true: the precision of a kept state (gradients, optimizer states).
@@ -181,7 +183,7 @@ const std::vector<TrainingField>& training_fields() {
       "Adam's master weights and states: " + listed(kKeptDtypes) +
       " [fp32; bf16: NeMo's distributed_fused_adam dtype bf16, Megatron-Core's precision-aware optimizer]";
   static const std::string kAttentionHelp =
-      "attention kernel: " + listed_choices(kAttentionKernels) + " [flash]";
+      "attention kernel: " + join(names_of_choices<bool>(kAttentionKernels), "|") + " [flash]";
   static const std::string kAttentionDtypeHelp =
       "attention core precision under --dtype fp8: " + listed(kAttentionDtypes) +
       " [bf16, as Megatron-LM and Transformer Engine]";
