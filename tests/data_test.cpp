@@ -3,7 +3,6 @@
 
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <string>
 #include <utility>
 #include <variant>
@@ -318,9 +317,7 @@ TEST_CASE("a named knob value prints as it is read") {
     // Named, not a structured binding: clang before 16 cannot capture a binding (CAPTURE, the lambda).
     const std::string& key = knob.first;
     const std::vector<std::string>& values = knob.second;
-    const auto field = std::find_if(training_fields().begin(), training_fields().end(),
-                                    [&](const TrainingField& f) { return f.key == key; });
-    REQUIRE(field != training_fields().end());
+    const TrainingField* field = &training_field(key);
     for (const std::string& value : values) {
       CAPTURE(key);
       CAPTURE(value);
@@ -358,12 +355,7 @@ TEST_CASE("a named knob value prints as it is read") {
 TEST_CASE("a knob's help lists every value its reader takes") {
   // --help and docs/knobs.md print these help lines; each value below is read by the knob (the spellings are
   // literals, so a renamed value fails here too) and must be named in its help.
-  const auto help_of = [](std::string_view key) {
-    const auto field = std::find_if(training_fields().begin(), training_fields().end(),
-                                    [&](const TrainingField& f) { return f.key == key; });
-    REQUIRE(field != training_fields().end());
-    return std::string(field->help);
-  };
+  const auto help_of = [](std::string_view key) { return std::string(training_field(key).help); };
   const std::vector<std::pair<std::string, std::vector<std::string>>> knobs = {
       {"recompute", {"none", "selective", "full"}},
       {"dtype", {"bf16", "fp16", "fp8"}},
