@@ -34,8 +34,8 @@ void add_cluster_options(po::options_description& options) {
        "direct links are busy) or minimal (direct links only)")                      //
       ("strict", "treat implausible values (unit slips, missing prices) as errors")  //
       ("in-network", po::value<std::string>()->value_name("MODE"),
-       (join(names_of(kScaleOutReductions), "|") + ": whether the switches' in-network reduction (SHARP, "
-                                                   "NCCL's CollNet) is in use (default none, as NCCL)")
+       (listed(kScaleOutReductions) + ": whether the switches' in-network reduction (SHARP, "
+                                      "NCCL's CollNet) is in use (default none, as NCCL)")
            .c_str());
 }
 

@@ -149,7 +149,7 @@ int run_calibrate(const std::vector<std::string>& args, const Context& context) 
        "with --runs: runs predicted but not fitted (a check of the fit)")  //
       ("fit", po::value<std::string>()->value_name("NAME,..."),
        "with --runs: the parameters to fit [gemm,gemm_half_size,attention,overlap]")  //
-      ("objective", po::value<std::string>()->value_name(join(names_of(kFitObjectives), "|")),
+      ("objective", po::value<std::string>()->value_name(listed(kFitObjectives)),
        "with --runs: minimise the sum of squared errors model/measured - 1 (lsq, as data/gpus.yaml's "
        "fits) or the largest |error| (minimax) [lsq]")  //
       ("threads", po::value<std::string>(), "with --runs: planner threads [every core]");

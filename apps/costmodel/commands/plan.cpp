@@ -65,7 +65,7 @@ std::string wrap_help(const std::string& text) {
 constexpr const char* kDefaultPareto = "time,cost,switches";
 
 void add_plan_options(po::options_description& options) {
-  const std::string objectives = join(names_of(kObjectives), "|");
+  const std::string objectives = listed(kObjectives);
   options.add_options()                                                                        //
       ("top", po::value<std::string>()->value_name("K"), "configurations shown (default 10)")  //
       ("rank-by", po::value<std::string>()->value_name("O"),

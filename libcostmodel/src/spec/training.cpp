@@ -117,12 +117,6 @@ constexpr std::array kComputeDtypes{Dtype::kBf16, Dtype::kFp16, Dtype::kFp8};
 constexpr std::array kAttentionDtypes{Dtype::kBf16, Dtype::kFp8};
 constexpr std::array kKeptDtypes{Dtype::kFp32, Dtype::kBf16};
 
-/// "a|b|c": a knob's values in its help line, spelt as its reader accepts them.
-template <typename T, std::size_t N>
-std::string listed(const std::array<T, N>& values) {
-  return join(names_of(values), "|");
-}
-
 // "fp32" -> false, "bf16" -> true: the precision of a kept state (gradients, optimizer states).
 bool bf16_not_fp32(std::string_view text) {
   return choose(text, kKeptDtypes) == Dtype::kBf16;

@@ -2,7 +2,7 @@
 #pragma once
 // A named value (an enum knob's "off", "layer", "full") is spelt once, by its to_string; the readers of the
 // CLI, the YAML files and the catalogs derive from it with these, and say what they expected with
-// alternatives().
+// alternatives() and list them in help lines with listed().
 
 #include <array>
 #include <cstddef>
@@ -49,6 +49,14 @@ template <typename Enum>
     text += i == 0 ? "" : i + 1 == names.size() ? " or " : ", ";
     text += names[i];
   }
+  return text;
+}
+
+/// "a|b|c": the to_string names of `values` in a help line.
+template <typename T, std::size_t N>
+[[nodiscard]] std::string listed(const std::array<T, N>& values) {
+  std::string text;
+  for (const T value : values) text.append(text.empty() ? "" : "|").append(to_string(value));
   return text;
 }
 
