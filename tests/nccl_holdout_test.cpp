@@ -165,11 +165,11 @@ TEST_CASE("held-out nccl-tests measurements (tests/fixtures/nccl-holdout.yaml)")
   const Stats large = stats_of(points, SizeClass::kLarge);
   const Stats mid = stats_of(points, SizeClass::kMid);
   const Stats small = stats_of(points, SizeClass::kSmall);
-  CHECK(large.count >= 117);
+  CHECK(large.count >= 119);
   CHECK(mid.count >= 113);
   CHECK(small.count >= 59);
   // Met: large messages within 12% median, small-message time within 25% median, mid-size busbw within 20%
-  // median (bounds: today's 4.3%, 16.6%, 11.2%; the TCPXO curve's floor, 136-167 us, is NCCL's Simple
+  // median (bounds: today's 4.4%, 16.6%, 11.2%; the TCPXO curve's floor, 136-167 us, is NCCL's Simple
   // protocol, the only one Google's A3 Mega profile runs: links.yaml tcpxo-200g nccl_protocols, model 151-156
   // us; with LL it was 74-102 us). Rings across domains and trees run NCCL's pipeline model (collective.cpp
   // pipelined_terms): the mid-size median was 28.4% (23.9% on NCCL's own transports) with the alpha-beta
@@ -209,4 +209,24 @@ TEST_CASE("held-out nccl-tests measurements (tests/fixtures/nccl-holdout.yaml)")
   WARN(native_mid.max <= 0.35);
   CHECK(native_large.max <= 0.33);
   CHECK(native_mid.max <= 0.54);
+}
+
+TEST_CASE("a forced tree across 5 nodes keeps the share of the ring NVIDIA/nccl issue 1368 measured") {
+  // 5 x 8 H100, 4 x 400G RoCE per node, NCCL 2.20: peak all-reduce busbw 190 GB/s with NCCL_ALGO=Ring and
+  // 150 GB/s with NCCL_ALGO=Tree (the issue's description; the fixture takes both at 1 GiB), a tree share of
+  // 150 / 190 = 0.79. The model must land each within the large-message target (12%) and the share within
+  // 0.05 of it.
+  const std::vector<Point> points = evaluate_fixture();
+  const auto find = [&points](const std::string& id) {
+    const auto it = std::find_if(points.begin(), points.end(), [&id](const Point& p) { return p.id == id; });
+    REQUIRE(it != points.end());
+    return *it;
+  };
+  const Point ring = find("h100-5node-4x400g-roce-ring");
+  const Point tree = find("h100-5node-4x400g-roce-tree");
+  CHECK(ring.choice == "ring/simple");
+  CHECK(tree.choice.rfind("tree/", 0) == 0);
+  CHECK(std::fabs(ring.error()) <= 0.12);
+  CHECK(std::fabs(tree.error()) <= 0.12);
+  CHECK(std::fabs(tree.model / ring.model - 150.0 / 190.0) <= 0.05);
 }
