@@ -261,12 +261,14 @@ const std::vector<TrainingField>& training_fields() {
        [](const Strategy& s, const EstimateOptions&) -> KnobValue {
          return std::string(to_string(s.dtype));
        }},
-      {"grad_reduce_dtype", "grad-reduce-dtype", kGradReduceHelp, false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_gradients = bf16_not_fp32(text); },
+      {"grad_reduce_dtype", "grad-reduce-dtype", kGradReduceHelp, false,
+       [](TrainingSpec& spec, std::string_view text) { spec.bf16_gradients = bf16_not_fp32(text); },
        [](const Strategy& s, const EstimateOptions&) -> KnobValue {
          return std::string(
              to_string(s.bf16_gradients ? Dtype::kBf16 : s.dtype == Dtype::kFp16 ? Dtype::kFp16 : Dtype::kFp32));
        }},
-      {"optimizer_dtype", "optimizer-dtype", kOptimizerDtypeHelp, false, [](TrainingSpec& spec, std::string_view text) { spec.bf16_optimizer = bf16_not_fp32(text); },
+      {"optimizer_dtype", "optimizer-dtype", kOptimizerDtypeHelp, false,
+       [](TrainingSpec& spec, std::string_view text) { spec.bf16_optimizer = bf16_not_fp32(text); },
        [](const Strategy& s, const EstimateOptions&) -> KnobValue {
          return std::string(to_string(s.bf16_optimizer ? Dtype::kBf16 : Dtype::kFp32));
        }},
