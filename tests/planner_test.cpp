@@ -24,7 +24,7 @@ namespace {
 
 // make tsan runs this suite for the planner's threads. The brute-force checks below (every candidate
 // evaluated again by the instrumented library, on the test's own thread) give ThreadSanitizer no thread to
-// watch and took about 110 of the suite's 145 s under it on CI's 2 cores (2026-12-08); make test's
+// watch and took about 125 of the suite's 145 s under it on CI's 2 cores (2026-12-08); make test's
 // sanitized build runs them. tests/CMakeLists.txt defines COSTMODEL_TEST_THREAD_SANITIZER.
 #if defined(COSTMODEL_TEST_THREAD_SANITIZER)
 constexpr bool kBruteForce = false;
